@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs every Debian package mlacheck needs (Debian 12). Idempotent: apt-get skips what is
+# already installed, and the CMake shim folder is rebuilt in place.
+set -euo pipefail
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config
+  libeigen3-dev libgtest-dev libgmock-dev librapidcheck-dev libfccp-dev libcli11-dev
+  # AMD build (compile and link for gfx90a/gfx940 without a GPU) through CMake's HIP language.
+  hipcc libamdhip64-dev libamd-comgr-dev libhsa-runtime-dev rocm-device-libs
+)
+if [ "${MLACHECK_WITH_BROWSER:-0}" = "1" ]; then PACKAGES+=(chromium); fi
+
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${PACKAGES[@]}"
