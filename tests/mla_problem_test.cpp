@@ -1,0 +1,170 @@
+// Descriptor validation, derived values and repro strings of mla_decode.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/mla_problem.hpp"
+
+namespace mlacheck {
+namespace {
+
+MlaDecodeProblem deepseek_v3_tp8() {
+  MlaDecodeProblem p;
+  p.name = "dsv3-tp8";
+  p.total_heads = 128;
+  p.tp = 8;
+  p.tp_rank = 3;
+  p.kv_lens = {4096, 4096, 17, 1};
+  p.q_lens = {1, 4, 6, 1};
+  p.block_size = 64;
+  return with_defaults(p);
+}
+
+// The field an invalid problem is rejected for.
+std::string rejected_field(const MlaDecodeProblem& p) {
+  try {
+    validate(p);
+  } catch (const InvalidProblem& e) {
+    return e.field();
+  }
+  return "";
+}
+
+TEST(MlaProblem, DerivedValues) {
+  const auto p = deepseek_v3_tp8();
+  EXPECT_EQ(heads(p), 16);
+  EXPECT_EQ(padded_heads(p), 16);
+  EXPECT_EQ(lk(p), 576);
+  EXPECT_DOUBLE_EQ(p.scale, 1.0 / std::sqrt(576.0));
+  EXPECT_EQ(total_q_tokens(p), 12);
+  EXPECT_EQ(blocks_needed(p), 64 + 64 + 1 + 1);
+  EXPECT_EQ(p.num_blocks, blocks_needed(p));
+  EXPECT_EQ(qo_indptr(p), (std::vector<int>{0, 1, 5, 11, 12}));
+  EXPECT_EQ(kv_indptr(p), (std::vector<int>{0, 4096, 8192, 8209, 8210}));
+}
+
+TEST(MlaProblem, HeadPaddingFollowsUpstream) {
+  MlaDecodeProblem p;
+  p.total_heads = 64;
+  p.tp = 8;  // Kimi-K2.5 at TP8: 8 heads, repeat-interleaved to 16
+  EXPECT_EQ(head_pad_mode(p), HeadPadMode::repeat_interleave);
+  EXPECT_EQ(padded_heads(p), 16);
+  EXPECT_EQ(padded_head_source(p, 0), 0);
+  EXPECT_EQ(padded_head_source(p, 1), 0);
+  EXPECT_EQ(padded_head_source(p, 15), 7);
+  EXPECT_EQ(unpadded_head_location(p, 7), 14);
+  p.total_heads = 96;  // 12 per rank: tiled to 16, sliced [:12]
+  EXPECT_EQ(head_pad_mode(p), HeadPadMode::tile);
+  EXPECT_EQ(padded_heads(p), 16);
+  EXPECT_EQ(padded_head_source(p, 13), 1);
+  EXPECT_EQ(unpadded_head_location(p, 11), 11);
+  p.total_heads = 40;
+  p.tp = 1;  // 40 heads: next multiple of 16
+  EXPECT_EQ(padded_heads(p), 48);
+  EXPECT_EQ(head_pad_mode(p), HeadPadMode::tile);
+  p.total_heads = 128;
+  EXPECT_EQ(head_pad_mode(p), HeadPadMode::none);
+  EXPECT_EQ(padded_heads(p), 128);
+}
+
+TEST(MlaProblem, ValidationNamesTheField) {
+  auto base = deepseek_v3_tp8();
+  EXPECT_EQ(rejected_field(base), "");
+  auto p = base;
+  p.q_lens[2] = 18;  // q_len > kv_len
+  EXPECT_EQ(rejected_field(p), "q");
+  p = base;
+  p.block_size = 0;
+  EXPECT_EQ(rejected_field(p), "bs");
+  p = base;
+  p.tp = 3;  // does not divide 128
+  EXPECT_EQ(rejected_field(p), "tp");
+  p = base;
+  p.tp_rank = 8;
+  EXPECT_EQ(rejected_field(p), "rank");
+  p = base;
+  p.kv_lora_rank = 500;  // not a multiple of 16
+  EXPECT_EQ(rejected_field(p), "lv");
+  p = base;
+  p.num_blocks = blocks_needed(p) - 1;
+  EXPECT_EQ(rejected_field(p), "blocks");
+  p = base;
+  p.q_lens.pop_back();
+  EXPECT_EQ(rejected_field(p), "q");
+  p = base;
+  p.kv_lens[0] = 0;
+  EXPECT_EQ(rejected_field(p), "kv");
+  p = base;
+  p.kv_scale = 0.5f;  // a scale on a bf16 cache
+  EXPECT_EQ(rejected_field(p), "kv_scale");
+  p.kv_dtype = DType::fp8_e4m3fnuz;
+  EXPECT_EQ(rejected_field(p), "");
+  p.kv_scale = -1.0f;
+  EXPECT_EQ(rejected_field(p), "kv_scale");
+  p = base;
+  p.o_dtype = DType::fp8_e4m3fn;
+  EXPECT_EQ(rejected_field(p), "o_dtype");
+  p = base;
+  p.scale = std::nan("");
+  EXPECT_EQ(rejected_field(p), "scale");
+  p = base;
+  p.name = "has space";
+  EXPECT_EQ(rejected_field(p), "name");
+  p = base;
+  p.num_splits = -1;
+  EXPECT_EQ(rejected_field(p), "splits");
+}
+
+TEST(MlaProblem, MessageNamesFieldAndValue) {
+  auto p = deepseek_v3_tp8();
+  p.block_size = 0;
+  try {
+    validate(p);
+    FAIL() << "block_size 0 was accepted";
+  } catch (const InvalidProblem& e) {
+    EXPECT_NE(std::string(e.what()).find("bs=0"), std::string::npos) << e.what();
+  }
+}
+
+TEST(MlaProblem, ReproRoundTrips) {
+  auto p = deepseek_v3_tp8();
+  p.kv_dtype = DType::fp8_e4m3fn;
+  p.kv_scale = 0.1f;
+  p.path = DecodePath::persistent;
+  p.num_splits = 3;
+  p.fill = FillMode::exact;
+  p.seed = 0xFFFFFFFFFFFFFFFFull;
+  const std::string line = to_repro(p);
+  EXPECT_EQ(parse_mla_decode(line), p) << line;
+  EXPECT_EQ(to_repro(parse_mla_decode(line)), line);
+  EXPECT_NE(line.find("kv=4096*2,17,1"), std::string::npos) << line;
+}
+
+TEST(MlaProblem, ParseFillsDefaults) {
+  const auto p = parse_mla_decode("mla_decode:heads=16;kv=100*3");
+  EXPECT_EQ(p.q_lens, (std::vector<int>{1, 1, 1}));
+  EXPECT_EQ(p.num_blocks, 3 * 7);
+  EXPECT_DOUBLE_EQ(p.scale, 1.0 / 24.0);
+}
+
+TEST(MlaProblem, ParseRejectsMalformedInput) {
+  const char* bad[] = {
+      "kv_gather:heads=16",                 // wrong operation
+      "mla_decode:heads=16;heads=32",       // repeated key
+      "mla_decode:heads=16;colour=blue",    // unknown key
+      "mla_decode:heads=sixteen",           // not a number
+      "mla_decode:heads",                   // no value
+      "mla_decode:kv=5*0",                  // empty run
+      "mla_decode:path=fast",               // unknown enum
+      "mla_decode:q_dtype=bf17",            // unknown dtype
+      "mla_decode:scale=inf",               // not finite
+  };
+  for (const char* line : bad) {
+    EXPECT_THROW(parse_mla_decode(line), ReproParseError) << line;
+  }
+  EXPECT_THROW(parse_mla_decode("mla_decode:kv=4;q=5"), InvalidProblem);
+}
+
+}  // namespace
+}  // namespace mlacheck
