@@ -1,0 +1,69 @@
+#pragma once
+// The device under test, as the harness sees it. One implementation today: "hip" (the same
+// sources on AMD through HIP and on NVIDIA through the CUDA mapping). Everything a backend does is
+// driven by the problem descriptor; inputs come from core's make_inputs.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/gather_inputs.hpp"
+#include "core/gather_problem.hpp"
+#include "core/mla_inputs.hpp"
+#include "core/mla_problem.hpp"
+#include "device/faults.hpp"
+
+namespace mlacheck {
+
+// A guard region around a device allocation that a launch overwrote.
+struct BrokenCanary {
+  std::string buffer;  // the buffer's name, e.g. "o_padded"
+  std::string side;    // "before" or "after"
+};
+
+// What a run reports beside its outputs.
+struct RunDiagnostics {
+  std::string path;        // "split_kv", "persistent" or "gather"
+  std::string path_reason;  // why path=auto chose it
+  int num_splits = 0;       // split-KV: splits per request; persistent: work items
+  double device_ms = 0.0;   // kernel time measured with device events
+  std::vector<BrokenCanary> broken_canaries;
+};
+
+struct MlaDecodeRun {
+  MlaDecodeOutputs<float> out;              // decoded from o_dtype; LSE as written (fp32)
+  std::vector<std::uint8_t> o_unwritten;    // 1 where the poison pattern survived the launch
+  std::vector<std::uint8_t> lse_unwritten;
+  RunDiagnostics diag;
+};
+
+struct KvGatherRun {
+  KvGatherOutputs<float> out;
+  std::vector<std::uint8_t> k_unwritten;
+  std::vector<std::uint8_t> v_unwritten;
+  RunDiagnostics diag;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;         // "hip"
+  virtual std::string device_name() const = 0;  // e.g. "NVIDIA H100 80GB HBM3 (sm_90)"
+  // nullopt when the shape is supported; otherwise why not (the case is SKIPPED, never passed).
+  virtual std::optional<std::string> supports(const MlaDecodeProblem& p) const = 0;
+  virtual std::optional<std::string> supports(const KvGatherProblem& p) const = 0;
+  // Throws GpuError on a runtime or kernel fault (the case is ERRORED) and InvalidProblem for a
+  // problem that fails validate(); a shape supports() refuses throws std::invalid_argument.
+  virtual MlaDecodeRun run(const MlaDecodeProblem& p, const MlaDecodeInputs& in, const FaultSet& faults) = 0;
+  virtual KvGatherRun run(const KvGatherProblem& p, const KvGatherInputs& in, const FaultSet& faults) = 0;
+};
+
+struct BackendOrReason {
+  std::unique_ptr<Backend> backend;  // null when no device can run it
+  std::string reason;                // why not, for SKIPPED rows
+};
+
+// The HIP backend on GPU `device_index`; never throws for a missing GPU or a build without one.
+BackendOrReason make_hip_backend(int device_index = 0);
+
+}  // namespace mlacheck
