@@ -3,11 +3,11 @@
 #   MLACHECK_GPU_BACKEND   hip, cuda or none
 #   MLACHECK_GPU_ENABLED   ON when a backend is built (device folders guard their .hip files on it)
 #   MLACHECK_GPU_NONE_REASON  why there is no backend (for "built without GPU support" messages)
-#   mlacheck_gpu           INTERFACE target: MLACHECK_GPU_HIP or MLACHECK_GPU_CUDA, C++20 for the
-#                          GPU language, and the GPU runtime library
+#   mlacheck_gpu           INTERFACE target: the definition MLACHECK_GPU_HIP or MLACHECK_GPU_CUDA
+#                          and the GPU runtime library
 #   mlacheck_add_gpu_sources(<target> <file.hip>...)  adds kernel sources, compiled for the backend
-# The kernels are HIP C++ in .hip files; on NVIDIA the same files are compiled as CUDA through
-# device/platform/hip_to_cuda.hpp.
+# The kernels are HIP C++ in .hip files, compiled as C++20 like the host code; on NVIDIA the same
+# files are compiled as CUDA through device/platform/hip_to_cuda.hpp.
 include(CheckLanguage)
 
 set(_mlacheck_gpu_choices auto hip cuda off)
@@ -42,7 +42,9 @@ function(_mlacheck_find_cuda found_var reason_var)
     set(${found_var} ON PARENT_SCOPE)
   else()
     set(${found_var} OFF PARENT_SCOPE)
-    set(${reason_var} "no CUDA toolchain: CMake's CUDA language found no working nvcc (put it on PATH or set CUDACXX)" PARENT_SCOPE)
+    set(${reason_var}
+        "no CUDA toolchain: CMake's CUDA language found no working nvcc (put it on PATH or set CUDACXX)"
+        PARENT_SCOPE)
   endif()
 endfunction()
 
@@ -89,13 +91,15 @@ if(MLACHECK_GPU_BACKEND STREQUAL "hip")
   endif()
   message(STATUS "mlacheck GPU backend: HIP for ${CMAKE_HIP_ARCHITECTURES} (${CMAKE_HIP_COMPILER})")
 elseif(MLACHECK_GPU_BACKEND STREQUAL "cuda")
-  # H100. CMake's own default (52) is below what CUDA 13 still supports.
-  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+  # H100. CMake's own default (52) is below what CUDA 13 still supports. CUDAARCHS in the
+  # environment is CMake's own way to choose, so it wins over our default.
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED ENV{CUDAARCHS})
     set(CMAKE_CUDA_ARCHITECTURES 90 CACHE STRING "NVIDIA GPU targets (compute capabilities)")
   endif()
   enable_language(CUDA)
   # CMake 3.25 does not know that nvcc 12+ takes -std=c++20 (later CMake versions define these).
-  if(NOT DEFINED CMAKE_CUDA20_STANDARD_COMPILE_OPTION AND CMAKE_CUDA_COMPILER_VERSION VERSION_GREATER_EQUAL 12.0)
+  if(NOT DEFINED CMAKE_CUDA20_STANDARD_COMPILE_OPTION
+     AND CMAKE_CUDA_COMPILER_VERSION VERSION_GREATER_EQUAL 12.0)
     set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
     set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
   endif()
@@ -115,7 +119,7 @@ elseif(MLACHECK_GPU_BACKEND STREQUAL "cuda")
     target_compile_options(mlacheck_warnings INTERFACE
       $<$<COMPILE_LANGUAGE:CUDA>:-Werror=all-warnings -Xcompiler=-Werror>)
   endif()
-  message(STATUS "mlacheck GPU backend: CUDA for sm_${CMAKE_CUDA_ARCHITECTURES} (${CMAKE_CUDA_COMPILER})")
+  message(STATUS "mlacheck GPU backend: CUDA for architectures ${CMAKE_CUDA_ARCHITECTURES} (${CMAKE_CUDA_COMPILER})")
 else()
   message(STATUS "mlacheck GPU backend: none, device code skipped (${MLACHECK_GPU_NONE_REASON})")
 endif()

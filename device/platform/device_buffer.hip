@@ -1,8 +1,9 @@
+#include "device/platform/device_buffer.hpp"
+
 #include <algorithm>
 #include <array>
 #include <stdexcept>
 
-#include "device/platform/device_buffer.hpp"
 #include "device/platform/gpu_check.hpp"
 
 namespace mlacheck {

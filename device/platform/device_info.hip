@@ -1,5 +1,6 @@
 // Device queries through the GPU runtime (HIP, or CUDA through hip_to_cuda.hpp).
 #include "device/platform/device_info.hpp"
+
 #include "device/platform/gpu_check.hpp"
 
 namespace mlacheck {

@@ -1,6 +1,7 @@
+#include "device/tests/platform_test_kernels.hpp"
+
 #include "device/platform/gpu_check.hpp"
 #include "device/platform/warp_reduce.hpp"
-#include "device/tests/platform_test_kernels.hpp"
 
 namespace mlacheck::test {
 namespace {
