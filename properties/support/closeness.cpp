@@ -1,0 +1,23 @@
+#include "properties/support/closeness.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace mlacheck {
+
+double max_norm_relative_error(std::span<const double> actual, std::span<const double> expected, double floor) {
+  constexpr double kNever = std::numeric_limits<double>::infinity();
+  if (actual.size() != expected.size()) return kNever;
+  double diff = 0.0;
+  double scale = floor;
+  for (std::size_t i = 0; i < actual.size(); ++i) {
+    if (!std::isfinite(actual[i]) || !std::isfinite(expected[i])) return kNever;
+    diff = std::max(diff, std::abs(actual[i] - expected[i]));
+    scale = std::max(scale, std::abs(expected[i]));
+  }
+  if (diff == 0.0) return 0.0;
+  return scale > 0.0 ? diff / scale : kNever;
+}
+
+}  // namespace mlacheck

@@ -1,0 +1,38 @@
+#pragma once
+// The MLA decode oracle: Eigen matrix products per request, accumulating in double.
+//
+// For request b with kv_len tokens and q_len query tokens, with K the request's cached latents
+// gathered through the block table (kv_len x Lk, values = cache codes * kv_scale) and Q its
+// q_len*heads query rows (token-major, then head):
+//   S = Q K^T * scale;  query token t sees kv positions [0, kv_len - q_len + t] (causal,
+//   aligned bottom-right); m = rowmax(S), E = exp(S - m), l = rowsum(E);
+//   O = (E V) / l with V the first Lv columns of K;  LSE = m + ln(l).
+#include <cstdint>
+
+#include "core/mla_inputs.hpp"
+#include "core/mla_problem.hpp"
+
+namespace mlacheck {
+
+// Where the oracle rounds.
+enum class PRounding : std::uint8_t {
+  // Nowhere: double throughout, the mathematically intended result.
+  none,
+  // Where a kernel rounds before its second matrix product: each E element (the unnormalised
+  // probability exp(s - m), relative to the row max) is rounded to float and then to q_dtype
+  // before E V, as a kernel converts its float P tile to the input dtype to feed the PV MMA.
+  // The normaliser l is the sum of the unrounded E (a kernel sums its float P before
+  // converting), O is divided by it in double, and LSE is unchanged.
+  to_q_dtype,
+};
+
+// O [total_q_tokens, heads, Lv] and LSE [total_q_tokens, heads] of this rank's heads.
+// Throws std::invalid_argument when the inputs' sizes do not match the problem.
+MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const MlaDecodeInputs& in,
+                                              PRounding rounding = PRounding::none);
+
+// Throws std::invalid_argument naming the first input whose size disagrees with the problem;
+// shared by the oracles so both reject the same inputs.
+void check_mla_inputs(const MlaDecodeProblem& p, const MlaDecodeInputs& in);
+
+}  // namespace mlacheck

@@ -1,0 +1,189 @@
+// Known answers for the reference: small cases worked out by hand, so that the oracles are pinned
+// to the definitions of DESIGN.md and UPSTREAM.md and not only to each other (the properties
+// compare them with each other and with themselves).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+#include <stdexcept>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "reference/head_padding.hpp"
+#include "reference/kv_gather_reference.hpp"
+#include "reference/mla_decode_plain.hpp"
+#include "reference/mla_decode_reference.hpp"
+#include "reference/page_indices.hpp"
+
+namespace mlacheck {
+namespace {
+
+TEST(ExpandPageIndices, GivesBlockTimesBlockSizePlusOffset) {
+  // Request 0 owns blocks 3 then 1, request 1 owns block 0; block size 4.
+  const std::vector<std::int32_t> table{3, 1, 0, -1};
+  const std::vector<int> kv_lens{5, 3};
+  const PageIndices pages = expand_page_indices(table, 2, kv_lens, 4, 4);
+  EXPECT_EQ(pages.kv_indices, (std::vector<std::int32_t>{12, 13, 14, 15, 4, 0, 1, 2}));
+  EXPECT_EQ(pages.kv_indptr, (std::vector<std::int32_t>{0, 5, 8}));
+}
+
+TEST(ExpandPageIndices, RejectsATableThatDoesNotCoverTheCache) {
+  const std::vector<int> kv_lens{5};
+  EXPECT_THROW(expand_page_indices(std::vector<std::int32_t>{3, -1}, 2, kv_lens, 4, 4), std::invalid_argument);
+  EXPECT_THROW(expand_page_indices(std::vector<std::int32_t>{3, 4}, 2, kv_lens, 4, 4), std::invalid_argument);
+  EXPECT_THROW(expand_page_indices(std::vector<std::int32_t>{3}, 1, kv_lens, 4, 4), std::invalid_argument);
+}
+
+MlaDecodeProblem heads_problem(int total_heads, int tp) {
+  MlaDecodeProblem p;
+  p.total_heads = total_heads;
+  p.tp = tp;
+  return with_defaults(p);
+}
+
+TEST(HeadPadding, RepeatInterleavesHeadCountsDividing16) {
+  const MlaDecodeProblem p = heads_problem(32, 8);  // 4 heads per rank
+  std::vector<float> q(4);
+  std::iota(q.begin(), q.end(), 0.0f);  // one row, head h holds h
+  EXPECT_EQ(pad_heads<float>(p, q, 1),
+            (std::vector<float>{0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3}));  // q.repeat_interleave(4)
+  std::vector<float> o(16);
+  std::iota(o.begin(), o.end(), 0.0f);
+  EXPECT_EQ(unpad_heads<float>(p, o, 1), (std::vector<float>{0, 4, 8, 12}));  // o[:, ::4]
+}
+
+TEST(HeadPadding, TilesOtherHeadCountsToTheNextMultipleOf16) {
+  const MlaDecodeProblem p = heads_problem(96, 8);  // 12 heads per rank
+  std::vector<double> q(24);
+  std::iota(q.begin(), q.end(), 0.0);  // one row, head h holds (2h, 2h + 1)
+  const std::vector<double> padded = pad_heads<double>(p, q, 2);
+  ASSERT_EQ(padded.size(), 32u);
+  for (int j = 0; j < 16; ++j) {
+    EXPECT_EQ(padded[2 * j], 2.0 * (j % 12)) << "padded head " << j;
+    EXPECT_EQ(padded[2 * j + 1], 2.0 * (j % 12) + 1) << "padded head " << j;
+  }
+  EXPECT_EQ(unpad_heads<double>(p, padded, 2), q);  // o[:, :12]
+}
+
+// One head, Lk = Lv = 16, scale 1, two query tokens over two cached tokens stored in reversed
+// blocks. Scores: q = e0 gives s = (0, 1). Row 0 sees token 0 only; row 1 sees both.
+struct TwoTokenCase {
+  MlaDecodeProblem p;
+  MlaDecodeInputs in;
+  std::vector<double> v0, v1;  // the cached latents (and values)
+};
+
+TwoTokenCase two_token_case() {
+  TwoTokenCase c;
+  c.p.total_heads = 1;
+  c.p.kv_lora_rank = 16;
+  c.p.rope_dim = 0;
+  c.p.scale = 1.0;
+  c.p.kv_lens = {2};
+  c.p.q_lens = {2};
+  c.p.block_size = 1;
+  c.p = with_defaults(c.p);
+  c.v0.assign(16, 0.0);
+  c.v1.assign(16, 0.0);
+  c.v0[1] = 1.0;
+  c.v1[0] = 1.0;
+  c.v1[1] = 3.0;
+  c.in.q.assign(32, 0.0f);
+  c.in.q[0] = c.in.q[16] = 1.0f;
+  c.in.block_table = {1, 0};  // token 0 in block 1, token 1 in block 0
+  c.in.block_table_stride = 2;
+  c.in.kv_cache.assign(32, 0.0f);
+  for (int i = 0; i < 16; ++i) {
+    c.in.kv_cache[16 + i] = static_cast<float>(c.v0[i]);
+    c.in.kv_cache[i] = static_cast<float>(c.v1[i]);
+  }
+  return c;
+}
+
+void expect_two_token_answer(const MlaDecodeOutputs<double>& out, double w0) {
+  // Row 1: O = (w0 v0 + 1 v1) / (e^-1 + 1) with m = 1, w0 = e^-1 (or its rounding); LSE = 1 + ln(e^-1 + 1).
+  const double l = std::exp(-1.0) + 1.0;
+  ASSERT_EQ(out.o.size(), 32u);
+  for (int c = 0; c < 16; ++c) {
+    const double row0 = c == 1 ? 1.0 : 0.0;
+    const double row1 = (w0 * (c == 1 ? 1.0 : 0.0) + (c == 0 ? 1.0 : c == 1 ? 3.0 : 0.0)) / l;
+    EXPECT_NEAR(out.o[c], row0, 1e-14) << "row 0 channel " << c;
+    EXPECT_NEAR(out.o[16 + c], row1, 1e-14) << "row 1 channel " << c;
+  }
+  EXPECT_NEAR(out.lse[0], 0.0, 1e-14);
+  EXPECT_NEAR(out.lse[1], 1.0 + std::log(l), 1e-14);
+}
+
+TEST(MlaDecodeOracles, GiveTheHandWorkedCausalAnswer) {
+  const TwoTokenCase c = two_token_case();
+  expect_two_token_answer(mla_decode_reference(c.p, c.in), std::exp(-1.0));
+  expect_two_token_answer(mla_decode_plain(c.p, c.in), std::exp(-1.0));
+}
+
+TEST(MlaDecodeOracles, RoundPToTheQueryDtypeBeforePV) {
+  const TwoTokenCase c = two_token_case();  // q_dtype bf16
+  const double rounded = round_to(DType::bf16, static_cast<float>(std::exp(-1.0)));
+  ASSERT_NE(rounded, std::exp(-1.0));
+  expect_two_token_answer(mla_decode_reference(c.p, c.in, PRounding::to_q_dtype), rounded);
+  expect_two_token_answer(mla_decode_plain(c.p, c.in, PRounding::to_q_dtype), rounded);
+}
+
+// Cache value = its own address, so a gathered value names the address it was read from.
+KvGatherInputs addresses_as_values(const KvGatherProblem& p, std::vector<std::int32_t> table) {
+  KvGatherInputs in;
+  in.cache.resize(static_cast<std::size_t>(cache_elements(p)));
+  std::iota(in.cache.begin(), in.cache.end(), 0.0f);
+  in.block_table_stride = static_cast<int>(table.size());
+  in.block_table = std::move(table);
+  return in;
+}
+
+TEST(KvGatherReference, ReadsNhdThroughTheTable) {
+  KvGatherProblem p;
+  p.num_kv_heads = 2;
+  p.head_size = 2;
+  p.block_size = 2;
+  p.kv_lens = {3};
+  p = with_defaults(p);  // dense: head 2, token 4, block 8, V at 16
+  const KvGatherOutputs<float> out = kv_gather_reference(p, addresses_as_values(p, {1, 0}));
+  // token 0: block 1 slot 0; token 1: block 1 slot 1; token 2: block 0 slot 0.
+  EXPECT_EQ(out.k, (std::vector<float>{8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3}));
+  EXPECT_EQ(out.v, (std::vector<float>{24, 25, 26, 27, 28, 29, 30, 31, 16, 17, 18, 19}));
+}
+
+TEST(KvGatherReference, ReadsShuffleAtUpstreamAddresses) {
+  KvGatherProblem p;
+  p.layout = CacheLayout::shuffle;
+  p.interleaved = true;
+  p.num_kv_heads = 1;
+  p.head_size = 16;
+  p.block_size = 8;  // bf16: x = 8
+  p.kv_lens = {8};
+  p = with_defaults(p);  // one block of 128 elements: K at 0, V at 128
+  const KvGatherOutputs<float> out = kv_gather_reference(p, addresses_as_values(p, {0}));
+  // K (slot 3, c 9) at 3*8 + (9/8)*8*8 + 9%8 = 89; V at (3/8)*16*8 + 3%8 + 9*8 = 75, after K.
+  EXPECT_EQ(out.k[3 * 16 + 9], 89.0f);
+  EXPECT_EQ(out.v[3 * 16 + 9], 128.0f + 75.0f);
+}
+
+TEST(KvGatherReference, DequantisesFp8OnceToTheOutputDtype) {
+  KvGatherProblem p;
+  p.num_kv_heads = 1;
+  p.head_size = 1;
+  p.block_size = 1;
+  p.kv_lens = {1};
+  p.cache_dtype = DType::fp8_e4m3fn;
+  p.out_dtype = DType::bf16;
+  p.k_scale = 0.3f;
+  p.v_scale = 3.0f;
+  p = with_defaults(p);
+  KvGatherInputs in = addresses_as_values(p, {0});
+  in.cache = {1.5f, -448.0f};
+  const KvGatherOutputs<float> out = kv_gather_reference(p, in);
+  EXPECT_EQ(out.k[0], round_to(DType::bf16, 1.5f * 0.3f));
+  EXPECT_NE(out.k[0], 1.5f * 0.3f);  // the rounding is observable here
+  EXPECT_EQ(out.v[0], -1344.0f);     // exact in bf16
+}
+
+}  // namespace
+}  // namespace mlacheck
