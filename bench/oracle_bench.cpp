@@ -5,9 +5,10 @@
 //
 //   mlacheck_oracle_bench [--runs N] [--csv]
 //
-// FLOPs count the two products: 2 * q_len * heads * kv_len * (Lk + Lv) per request. Times are
-// medians of N runs after one warm-up. The plain loop would take minutes at these shapes, so it
-// is timed on one request of 16 heads (same Lk, Lv, kv_len, q_len) and its rate applied.
+// FLOPs count the two products: 2 * q_len * heads * kv_len * (Lk + Lv) per request. Oracle and
+// dgemm times are medians of N alternating runs after a warm-up. The plain loop would take
+// minutes at these shapes, so it is timed once on one request of 16 heads (same Lk, Lv, kv_len,
+// q_len) and its rate applied.
 #include <Eigen/Core>
 #include <algorithm>
 #include <chrono>
@@ -16,6 +17,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/mla_inputs.hpp"
@@ -26,16 +28,29 @@
 namespace mlacheck {
 namespace {
 
-double median_seconds(int runs, const std::function<void()>& work) {
-  work();  // warm-up: page in the inputs, size Eigen's blocking buffers
-  std::vector<double> seconds;
+double seconds_of(const std::function<void()>& work) {
+  const auto start = std::chrono::steady_clock::now();
+  work();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Medians of `runs` timings of a and of b, taken alternately after one warm-up of each (paging in
+// inputs, sizing Eigen's buffers), so that load from other processes falls on both alike.
+std::pair<double, double> median_seconds_alternating(int runs, const std::function<void()>& a,
+                                                     const std::function<void()>& b) {
+  a();
+  b();
+  std::vector<double> ta, tb;
   for (int i = 0; i < runs; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    work();
-    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    ta.push_back(seconds_of(a));
+    tb.push_back(seconds_of(b));
   }
-  std::sort(seconds.begin(), seconds.end());
-  return seconds[seconds.size() / 2];
+  return {median(ta), median(tb)};
 }
 
 MlaDecodeProblem deepseek_v3(int q_len, int requests, int total_heads) {
@@ -59,20 +74,28 @@ double flops(const MlaDecodeProblem& p) {
   return f;
 }
 
-// Eigen dgemm on the shape of one request's S = Q K^T: (q_len*heads x Lk) * (Lk x kv_len).
-double dgemm_gflops(const MlaDecodeProblem& p, int runs) {
-  using MatrixRM = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  const MatrixRM a = MatrixRM::Random(p.q_lens[0] * heads(p), lk(p));
-  const MatrixRM b = MatrixRM::Random(p.kv_lens[0], lk(p));
-  MatrixRM c(a.rows(), b.rows());
+using MatrixRM = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// Eigen dgemm on the shape of one request's S = Q K^T: (q_len*heads x Lk) * (Lk x kv_len),
+// repeated once per request so that it does as much work as the oracle's first product.
+struct Dgemm {
+  MatrixRM a, b, c;
+  int repeats;
   double sink = 0;
-  const double s = median_seconds(runs, [&] {
-    c.noalias() = a * b.transpose();
-    sink += c(0, 0);
-  });
-  if (sink == 1.2345) std::puts("");  // keeps the products observable
-  return 2.0 * static_cast<double>(a.rows()) * static_cast<double>(a.cols()) * static_cast<double>(b.rows()) / s * 1e-9;
-}
+  explicit Dgemm(const MlaDecodeProblem& p)
+      : a(MatrixRM::Random(p.q_lens[0] * heads(p), lk(p))), b(MatrixRM::Random(p.kv_lens[0], lk(p))),
+        c(a.rows(), b.rows()), repeats(batch(p)) {}
+  void run() {
+    for (int i = 0; i < repeats; ++i) {
+      c.noalias() = a * b.transpose();
+      sink += c(0, 0);  // keeps the products observable
+    }
+  }
+  double flops() const {
+    return 2.0 * repeats * static_cast<double>(a.rows()) * static_cast<double>(a.cols()) *
+           static_cast<double>(b.rows());
+  }
+};
 
 struct Row {
   std::string name;
@@ -82,12 +105,15 @@ struct Row {
 Row measure(const std::string& name, int q_len, PRounding rounding, int runs) {
   const MlaDecodeProblem p = deepseek_v3(q_len, 8, 128);
   const MlaDecodeInputs in = make_inputs(p);
-  const double s = median_seconds(runs, [&] { mla_decode_reference(p, in, rounding); });
+  Dgemm dgemm(p);
+  const auto [oracle_s, dgemm_s] = median_seconds_alternating(
+      runs, [&] { mla_decode_reference(p, in, rounding); }, [&] { dgemm.run(); });
 
   const MlaDecodeProblem slice = deepseek_v3(q_len, 1, 16);
   const MlaDecodeInputs slice_in = make_inputs(slice);
-  const double plain_s = median_seconds(1, [&] { mla_decode_plain(slice, slice_in, rounding); });
-  return {name, s * 1e3, flops(p) / s * 1e-9, dgemm_gflops(p, runs), flops(slice) / plain_s * 1e-9};
+  const double plain_s = seconds_of([&] { mla_decode_plain(slice, slice_in, rounding); });
+  return {name, oracle_s * 1e3, flops(p) / oracle_s * 1e-9, dgemm.flops() / dgemm_s * 1e-9,
+          flops(slice) / plain_s * 1e-9};
 }
 
 }  // namespace
