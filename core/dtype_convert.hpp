@@ -16,7 +16,8 @@
 // - NaN stays NaN: bf16/fp16 keep the sign and the top payload bits and set the quiet bit; fp8 fn
 //   encodes every NaN as 0x7F, fp8 fnuz as 0x80 (its only NaN).
 // - fnuz has no negative zero: -0 and negative values that round to zero encode as 0x00.
-// - float subnormals lie far below every target's subnormal range and encode as (signed) zero.
+// - float subnormals lie far below the fp16 and fp8 subnormal ranges and encode there as (signed)
+//   zero; bf16 shares float's exponent range, so they round to bf16 subnormals like any value.
 #include <cstdint>
 
 #if defined(__HIPCC__) || defined(__CUDACC__)

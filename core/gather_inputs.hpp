@@ -15,6 +15,13 @@ struct KvGatherInputs {
   int block_table_stride = 0;
 };
 
+// Deterministic from (seed, fill mode). K of (request r, position pos, head h, channel c) is
+// element ((cu_seq_lens[r] + pos)*kv_heads + h)*head_size + c of the seeded tensor "k" (fill.hpp),
+// V the same of "v": the seeded tensors are the expected gathered outputs, and the values do not
+// depend on layout, strides, block_size or the block permutation. The block table deals
+// "block_table", a permutation of [0, num_blocks), to requests in order. Codes are uniform in
+// [-1/scale, 1/scale) rounded to cache_dtype (scale: k_scale or v_scale, 1 unless dequantising);
+// exact mode: integers in [-2, 2].
 KvGatherInputs make_inputs(const KvGatherProblem& p);
 
 // Gathered K and V, [total_tokens, kv_heads, head_size] each, values of out_dtype.

@@ -23,8 +23,18 @@ struct MlaDecodeInputs {
   int block_table_stride = 0;
 };
 
-// Deterministic from (seed, fill mode). Tensor names for seeding: "q" (over total_heads, then
-// sliced to the rank), "kv", "block_table".
+// Deterministic from (seed, fill mode). Which element of which seeded tensor (fill.hpp) each
+// value is:
+// - q of (token t, rank-local head h, channel c) is element (t*total_heads + tp_rank*heads + h)*Lk + c
+//   of "q" [total_q_tokens, total_heads, Lk], so the ranks of one model slice one q;
+// - the cached latent of (request r, position pos, channel c) is element (kv_indptr[r] + pos)*Lk + c
+//   of "kv" [total kv tokens, Lk], written wherever the block table puts that token: what a
+//   request reads does not depend on block_size, num_blocks or the block permutation;
+// - the block table deals "block_table", a permutation of [0, num_blocks), to requests in order.
+// Random mode: q uniform in [-1, 1) rounded to q_dtype; cache codes uniform in
+// [-1/kv_scale, 1/kv_scale) rounded to kv_dtype, so dequantised values stay within about [-1, 1)
+// whatever the scale (fp8 saturates codes beyond its largest finite value).
+// Exact mode: integers in [-2, 2] for q and for the cache codes.
 MlaDecodeInputs make_inputs(const MlaDecodeProblem& p);
 
 // Reference outputs (double) and device outputs (float, as decoded from o_dtype) share a shape:

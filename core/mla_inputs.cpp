@@ -1,0 +1,59 @@
+#include "core/mla_inputs.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+#include <span>
+
+#include "core/fill.hpp"
+
+namespace mlacheck {
+
+MlaDecodeInputs make_inputs(const MlaDecodeProblem& problem) {
+  const MlaDecodeProblem p = with_defaults(problem);
+  validate(p);
+  const std::size_t width = static_cast<std::size_t>(lk(p));
+  const std::size_t rank_heads = static_cast<std::size_t>(heads(p));
+  MlaDecodeInputs in;
+
+  const std::size_t q_row = rank_heads * width;
+  in.q.resize(static_cast<std::size_t>(total_q_tokens(p)) * q_row);
+  for (std::size_t t = 0; t < static_cast<std::size_t>(total_q_tokens(p)); ++t) {
+    const std::size_t model_head =
+        t * static_cast<std::size_t>(p.total_heads) + static_cast<std::size_t>(p.tp_rank) * rank_heads;
+    fill_tensor(std::span(in.q).subspan(t * q_row, q_row), p.q_dtype, p.fill, p.seed, "q", 1.0f, model_head * width);
+  }
+
+  std::vector<std::int32_t> order(static_cast<std::size_t>(p.num_blocks));
+  fill_permutation(order, p.seed, "block_table");
+  in.block_table_stride = max_blocks_per_request(p);
+  in.block_table.assign(static_cast<std::size_t>(batch(p)) * static_cast<std::size_t>(in.block_table_stride), -1);
+  std::size_t dealt = 0;
+  for (int r = 0; r < batch(p); ++r) {
+    for (int i = 0; i < blocks_for(p, r); ++i) {
+      in.block_table[static_cast<std::size_t>(r * in.block_table_stride + i)] = order[dealt++];
+    }
+  }
+
+  const std::size_t block_size = static_cast<std::size_t>(p.block_size);
+  in.kv_cache.assign(static_cast<std::size_t>(p.num_blocks) * block_size * width,
+                     std::numeric_limits<float>::quiet_NaN());
+  const std::vector<int> indptr = kv_indptr(p);
+  std::vector<float> request_kv;
+  for (int r = 0; r < batch(p); ++r) {
+    const std::size_t len = static_cast<std::size_t>(p.kv_lens[r]);
+    request_kv.resize(len * width);
+    fill_tensor(request_kv, p.kv_dtype, p.fill, p.seed, "kv", 1.0f / p.kv_scale,
+                static_cast<std::size_t>(indptr[r]) * width);
+    for (std::size_t pos = 0; pos < len; ++pos) {
+      const auto block = static_cast<std::size_t>(
+          in.block_table[static_cast<std::size_t>(r * in.block_table_stride) + pos / block_size]);
+      const std::size_t slot = block * block_size + pos % block_size;
+      std::copy_n(request_kv.begin() + static_cast<std::ptrdiff_t>(pos * width), width,
+                  in.kv_cache.begin() + static_cast<std::ptrdiff_t>(slot * width));
+    }
+  }
+  return in;
+}
+
+}  // namespace mlacheck
