@@ -13,7 +13,8 @@ namespace {
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // A non-finite reference is only matched by the same class: NaN by NaN, +-Inf by the same Inf.
-bool same_nonfinite(double expected, float actual) {
+template <class A>
+bool same_nonfinite(double expected, A actual) {
   if (std::isnan(expected)) return std::isnan(actual);
   return std::isinf(actual) && std::signbit(actual) == std::signbit(expected);
 }
@@ -31,10 +32,9 @@ std::string format_number(double v) {
   return buf;
 }
 
-}  // namespace
-
-CompareStats compare(std::span<const double> expected, std::span<const float> actual, const Tolerance& tol,
-                     std::span<const std::uint8_t> unwritten) {
+template <class A>
+CompareStats compare_impl(std::span<const double> expected, std::span<const A> actual, const Tolerance& tol,
+                          std::span<const std::uint8_t> unwritten) {
   if (actual.size() != expected.size() || (!unwritten.empty() && unwritten.size() != expected.size())) {
     throw std::invalid_argument("compare: expected, actual and unwritten flags differ in size");
   }
@@ -48,7 +48,7 @@ CompareStats compare(std::span<const double> expected, std::span<const float> ac
       continue;
     }
     const double e = expected[i];
-    const float a = actual[i];
+    const A a = actual[i];
     double score;
     if (!std::isfinite(e)) {
       if (same_nonfinite(e, a)) continue;
@@ -92,6 +92,18 @@ CompareStats compare(std::span<const double> expected, std::span<const float> ac
   s.expected_constant =
       s.total > 1 && std::all_of(expected.begin(), expected.end(), [&](double e) { return e == expected[0]; });
   return s;
+}
+
+}  // namespace
+
+CompareStats compare(std::span<const double> expected, std::span<const float> actual, const Tolerance& tol,
+                     std::span<const std::uint8_t> unwritten) {
+  return compare_impl(expected, actual, tol, unwritten);
+}
+
+CompareStats compare(std::span<const double> expected, std::span<const double> actual, const Tolerance& tol,
+                     std::span<const std::uint8_t> unwritten) {
+  return compare_impl(expected, actual, tol, unwritten);
 }
 
 bool within(const CompareStats& s, const Tolerance& tol) {

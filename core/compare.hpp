@@ -38,6 +38,9 @@ struct CompareStats {
 // elements count as unwritten and are left out of the error norms.
 CompareStats compare(std::span<const double> expected, std::span<const float> actual, const Tolerance& tol,
                      std::span<const std::uint8_t> unwritten = {});
+// The same for a double-precision actual (one oracle checked against another).
+CompareStats compare(std::span<const double> expected, std::span<const double> actual, const Tolerance& tol,
+                     std::span<const std::uint8_t> unwritten = {});
 
 bool within(const CompareStats& s, const Tolerance& tol);
 

@@ -148,6 +148,9 @@ void validate(const KvGatherProblem& p) {
   }
   // No two elements may share an address: sorted by stride, each stride must clear the span of
   // every smaller dimension (a sufficient condition that covers padded and interleaved layouts).
+  // A dimension of extent 1 adds no addresses, so its stride cannot collide (one kv head's
+  // head_stride may equal token_stride).
+  std::erase_if(dims, [](const Dim& d) { return d.extent == 1; });
   std::sort(dims.begin(), dims.end(), [](const Dim& a, const Dim& b) { return a.stride < b.stride; });
   std::int64_t span = 0;
   for (const Dim& d : dims) {

@@ -79,6 +79,17 @@ TEST(GatherProblem, PaddedStridesAreValid) {
   expect_injective(p);
 }
 
+TEST(GatherProblem, OneKvHeadDenseLayoutIsValid) {
+  // One head: head_stride equals token_stride, yet no two elements share an address.
+  auto p = qwen35_hybrid(CacheLayout::nhd, false);
+  p.num_kv_heads = 1;
+  p.head_size = 64;
+  p.head_stride = p.token_stride = p.block_stride = p.kv_stride = 0;
+  p = with_defaults(p);
+  EXPECT_NO_THROW(validate(p));
+  expect_injective(p);
+}
+
 TEST(GatherProblem, ValidationNamesTheField) {
   auto base = qwen35_hybrid(CacheLayout::nhd, false);
   auto p = base;

@@ -100,6 +100,7 @@ void DeviceBuffer::copy_out(void* host, std::size_t bytes) const {
   GPU_CHECK(hipMemcpy(host, data(), bytes, hipMemcpyDeviceToHost));
 }
 
+void DeviceBuffer::poison(std::uint8_t pattern) { fill(name_, data(), bytes_, pattern); }
 void DeviceBuffer::poison(std::uint16_t pattern) { fill(name_, data(), bytes_, pattern); }
 void DeviceBuffer::poison(std::uint32_t pattern) { fill(name_, data(), bytes_, pattern); }
 

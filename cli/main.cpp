@@ -1,0 +1,29 @@
+// mlacheck: verifies MLA decode backends against a CPU oracle. See README.md.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
+
+#include "cli/devices_command.hpp"
+#include "cli/run_command.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"mlacheck: verifies MLA decode backends against a CPU oracle"};
+  app.require_subcommand(1);
+  mlacheck::cli::RunOptions run_options;
+  mlacheck::cli::add_run_command(app, run_options);
+  mlacheck::cli::add_devices_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    if (app.got_subcommand("run")) return mlacheck::cli::run(run_options);
+    if (app.got_subcommand("devices")) return mlacheck::cli::list_devices();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "mlacheck: error: %s\n", e.what());
+    return 2;
+  }
+  return 2;
+}

@@ -1,0 +1,24 @@
+#pragma once
+// The "hip" backend: the HIP kernels (AMD through ROCm, NVIDIA through the CUDA mapping) behind
+// the Backend interface. Each run allocates guarded buffers, poisons every buffer a kernel writes,
+// runs the pipeline, checks the canaries and decodes the outputs.
+#include "device/backend.hpp"
+#include "device/platform/device_info.hpp"
+
+namespace mlacheck {
+
+class HipBackend final : public Backend {
+ public:
+  explicit HipBackend(int device_index);
+  std::string name() const override { return "hip"; }
+  std::string device_name() const override;
+  std::optional<std::string> supports(const MlaDecodeProblem& p) const override;
+  std::optional<std::string> supports(const KvGatherProblem& p) const override;
+  MlaDecodeRun run(const MlaDecodeProblem& p, const MlaDecodeInputs& in, const FaultSet& faults) override;
+  KvGatherRun run(const KvGatherProblem& p, const KvGatherInputs& in, const FaultSet& faults) override;
+
+ private:
+  DeviceInfo info_;
+};
+
+}  // namespace mlacheck

@@ -1,0 +1,50 @@
+#include "device/backend/tensor_codec.hpp"
+
+#include <cstring>
+#include <stdexcept>
+
+#include "device/platform/poison.hpp"
+
+namespace mlacheck {
+
+std::vector<std::byte> encode_tensor(DType t, std::span<const float> values) {
+  const std::size_t width = storage_bytes(t);
+  std::vector<std::byte> out(values.size() * width);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const std::uint32_t code = encode(t, values[i]);
+    // Little-endian hosts and GPUs: the low bytes of the code are the element.
+    std::memcpy(out.data() + i * width, &code, width);
+  }
+  return out;
+}
+
+std::uint32_t poison_word(DType t) {
+  switch (t) {
+    case DType::f32: return kPoison32;
+    case DType::bf16:
+    case DType::f16: return static_cast<std::uint32_t>(kPoison16) * 0x10001u;
+    case DType::fp8_e4m3fn: return 0x7F7F7F7Fu;    // 0x7F: NaN, never a gathered value
+    case DType::fp8_e4m3fnuz: return 0x80808080u;  // 0x80: the only NaN
+  }
+  return kPoison32;
+}
+
+DecodedTensor decode_tensor(DType t, std::span<const std::byte> bytes) {
+  const std::size_t width = storage_bytes(t);
+  if (bytes.size() % width != 0) throw std::invalid_argument("decode_tensor: byte count is not a whole number of elements");
+  const std::size_t n = bytes.size() / width;
+  const std::uint32_t mask = width == 4 ? 0xFFFFFFFFu : (1u << (8 * width)) - 1u;
+  const std::uint32_t poison = poison_word(t) & mask;
+  DecodedTensor out;
+  out.values.resize(n);
+  out.unwritten.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint32_t code = 0;
+    std::memcpy(&code, bytes.data() + i * width, width);
+    out.values[i] = decode(t, code);
+    out.unwritten[i] = code == poison ? 1 : 0;
+  }
+  return out;
+}
+
+}  // namespace mlacheck

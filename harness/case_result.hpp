@@ -1,0 +1,29 @@
+#pragma once
+// One row of a run: everything a report needs about one case, whatever produced it.
+#include <string>
+#include <vector>
+
+#include "core/compare.hpp"
+#include "core/result.hpp"
+
+namespace mlacheck {
+
+struct CaseResult {
+  std::string id;       // the problem's name, made unique by the caller where needed
+  std::string op;       // "mla_decode" or "kv_gather"
+  std::string repro;    // the canonical repro string: replays this case alone
+  std::string backend;  // "hip", or "oracle-plain" for the oracle self-checks
+  std::string device;   // the GPU's name and arch, "cpu", or "" when none ran
+  std::string path;     // the decode path taken ("split_kv", "persistent"), "gather", "oracle"
+  std::string faults;   // switched-on faults, comma-separated; empty for a correct pipeline
+  ResultState state = ResultState::passed;
+  std::string reason;   // empty when PASSED
+  std::vector<ComparedTensor> tensors;
+  std::string canaries = "n/a";  // "ok", "broken: <buffer>(<side>)...", or "n/a" when nothing ran
+  int num_splits = 0;
+  double reference_ms = 0.0;
+  double device_ms = 0.0;
+  double wall_ms = 0.0;
+};
+
+}  // namespace mlacheck

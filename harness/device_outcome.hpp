@@ -1,0 +1,21 @@
+#pragma once
+// The parts of a case verdict that come from the device run rather than the numbers: broken
+// guard canaries and the fault list, shared by the mla_decode and kv_gather drivers.
+#include <string>
+
+#include "device/backend.hpp"
+#include "harness/case_result.hpp"
+
+namespace mlacheck {
+
+std::string describe_faults(const FaultSet& faults);
+// Fills row.canaries and, if any canary broke, makes the row FAILED naming the buffers (a write
+// outside an allocation is wrong whatever the numbers say).
+void apply_canaries(const RunDiagnostics& diag, CaseResult& row);
+// Runs `body` and turns any exception into an ERRORED row (GpuError, invalid arguments, others).
+template <class Body>
+void guard_device_run(CaseResult& row, Body&& body);
+
+}  // namespace mlacheck
+
+#include "harness/device_outcome_impl.hpp"

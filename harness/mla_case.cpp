@@ -1,0 +1,82 @@
+#include "harness/mla_case.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/mla_inputs.hpp"
+#include "core/tolerance.hpp"
+#include "harness/case_timing.hpp"
+#include "harness/device_outcome.hpp"
+#include "reference/mla_decode_reference.hpp"
+
+namespace mlacheck {
+
+namespace {
+
+double max_abs_finite(const std::vector<float>& v) {
+  double m = 0.0;
+  for (float x : v) {
+    if (std::isfinite(x)) m = std::max(m, std::abs(static_cast<double>(x)));
+  }
+  return m;
+}
+
+CaseResult new_row(const MlaDecodeProblem& p, const FaultSet& faults) {
+  CaseResult row;
+  row.id = p.name;
+  row.op = "mla_decode";
+  row.repro = to_repro(p);
+  row.faults = describe_faults(faults);
+  return row;
+}
+
+}  // namespace
+
+MlaInputMagnitudes input_magnitudes(const MlaDecodeProblem& p, const MlaDecodeInputs& in) {
+  // Unused cache slots hold NaN on purpose; only finite (used) values bound what is read.
+  return {max_abs_finite(in.q), max_abs_finite(in.kv_cache) * static_cast<double>(p.kv_scale)};
+}
+
+CaseResult run_mla_case(const MlaDecodeProblem& p, Backend* backend, std::string_view unavailable_reason,
+                        const FaultSet& faults) {
+  const Stopwatch wall;
+  CaseResult row = new_row(p, faults);
+  if (backend == nullptr) {
+    row.state = ResultState::skipped;
+    row.reason = std::string(unavailable_reason);
+    return row;
+  }
+  row.backend = backend->name();
+  row.device = backend->device_name();
+  if (auto why = backend->supports(p)) {
+    row.state = ResultState::skipped;
+    row.reason = *why;
+    return row;
+  }
+
+  const MlaDecodeInputs inputs = make_inputs(p);
+  const Stopwatch ref_clock;
+  const MlaDecodeOutputs<double> expected = mla_decode_reference(p, inputs);
+  row.reference_ms = ref_clock.ms();
+
+  guard_device_run(row, [&] {
+    const MlaDecodeRun run = backend->run(p, inputs, faults);
+    row.path = run.diag.path;
+    row.num_splits = run.diag.num_splits;
+    row.device_ms = run.diag.device_ms;
+    const auto mag = input_magnitudes(p, inputs);
+    const MlaTolerances tol = mla_decode_tolerance(p, mag.max_abs_q, mag.max_abs_kv);
+    row.tensors = {
+        {"O", compare(expected.o, run.out.o, tol.o, run.o_unwritten), tol.o},
+        {"LSE", compare(expected.lse, run.out.lse, tol.lse, run.lse_unwritten), tol.lse},
+    };
+    const Verdict v = judge(row.tensors);
+    row.state = v.state;
+    row.reason = v.reason;
+    apply_canaries(run.diag, row);
+  });
+  row.wall_ms = wall.ms();
+  return row;
+}
+
+}  // namespace mlacheck
