@@ -1,0 +1,35 @@
+#pragma once
+// The split-KV MLA decode launcher (UPSTREAM's non-persistent path): stage 1 over (query token,
+// 16-head tile, split) writes partial O and LSE, stage 2 merges them by log-sum-exp. Inputs are
+// the device-side layout after head padding and page expansion (page size 1). Plain C++: no GPU
+// types, so host code (the backend, the tests) calls it without the GPU compiler.
+#include <cstdint>
+
+#include "device/kernels/split_kv_plan.hpp"
+
+namespace mlacheck::kernels {
+
+// Device pointers (sizes from shape; T = total_q_tokens, Hp = padded_heads, Lk = lv + rope).
+struct SplitKvArgs {
+  SplitKvShape shape;
+  const void* q = nullptr;                   // [T, Hp, Lk] in q_dtype
+  const void* kv_cache = nullptr;            // [slots, Lk] in kv_dtype (codes; value = code * kv_scale)
+  const std::int32_t* kv_indices = nullptr;  // flat slot of token pos of request b at kv_indptr[b] + pos
+  const std::int32_t* kv_indptr = nullptr;   // [batch + 1]
+  const std::int32_t* qo_indptr = nullptr;   // [batch + 1]
+  float* partial_o = nullptr;                // workspace: split_kv_workspace(shape).partial_o_floats
+  float* partial_lse = nullptr;              // workspace: split_kv_workspace(shape).partial_lse_floats
+  void* o = nullptr;                         // [T, Hp, Lv] in o_dtype
+  float* lse = nullptr;                      // [T, Hp], natural log
+};
+
+// The stream to enqueue on, as the runtime's handle (hipStream_t and cudaStream_t are both
+// pointers and convert to it implicitly); nullptr is the default stream.
+using StreamHandle = void*;
+
+// Enqueues both stages on `stream`. Throws std::invalid_argument for a shape that
+// split_kv_unsupported() refuses or a missing pointer (nothing is launched), and GpuError when a
+// launch fails. Requests must satisfy 1 <= q_len <= kv_len (validate() guarantees it).
+void launch_mla_decode_split_kv(const SplitKvArgs& args, StreamHandle stream = nullptr);
+
+}  // namespace mlacheck::kernels

@@ -1,0 +1,69 @@
+#pragma once
+// Host-side plan of the split-KV MLA decode (device/kernels/split_kv_decode.hpp launches it):
+// the shape the kernels see, their tile geometry, the choice of num_splits, the partial-buffer
+// sizes and the shapes they refuse. Plain C++ with no GPU types, so it is tested without a GPU.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/dtype.hpp"
+#include "core/mla_problem.hpp"
+
+namespace mlacheck::kernels {
+
+// Geometry shared with the kernels (split_kv_partial_kernel.hpp static_asserts against these).
+inline constexpr int kHeadTile = 16;       // padded heads per stage-1 block
+inline constexpr int kKvTile = 16;         // KV tokens staged through shared memory per step
+inline constexpr int kMaxValueTile = 512;  // largest next_pow2(Lv) with a kernel instance
+inline constexpr int kMaxRopeTile = 64;    // largest rope tile: R in [0, 64]
+inline constexpr int kMaxSplits = 4096;    // the most splits validate() allows
+// Splits shorter than this cost more in their fixed work (q tile, 16 x Lv fp32 partial write,
+// merge read) than they win in parallelism; the automatic choice keeps splits at least this long.
+inline constexpr int kMinSplitTokens = 256;
+inline constexpr int kMaxAutoSplits = 64;
+// Resident stage-1 blocks per CU/SM the automatic choice aims for, so that one block's memory
+// stalls are covered by another's work.
+inline constexpr int kTargetBlocksPerCu = 2;
+
+// Everything the kernels need from an MlaDecodeProblem, after head padding.
+struct SplitKvShape {
+  int batch = 0;
+  int total_q_tokens = 0;
+  int padded_heads = 0;
+  int lv = 0;    // kv_lora_rank: width of V and O
+  int rope = 0;  // R: Lk = lv + rope
+  DType q_dtype = DType::bf16;
+  DType kv_dtype = DType::bf16;
+  DType o_dtype = DType::bf16;
+  float scale = 0.0f;     // softmax scale
+  float kv_scale = 1.0f;  // per-tensor dequantisation scale of the cache
+  int num_splits = 1;     // splits of each request's KV range
+};
+
+SplitKvShape split_kv_shape(const MlaDecodeProblem& p, int num_splits);
+
+// Tile widths of the latent row, from Lv and R separately (never from Lk: UPSTREAM S5):
+// values next_pow2(Lv); rope next_pow2(R), at least one 16-byte chunk of 8 elements, 0 without rope.
+int value_tile_width(int lv);
+int rope_tile_width(int rope);
+
+// Splits per request for `row_blocks` = total_q_tokens * head tiles stage-1 blocks on a device
+// with `compute_units` CUs/SMs: enough blocks to give each CU kTargetBlocksPerCu, no split shorter
+// than kMinSplitTokens of the longest request, at most kMaxAutoSplits.
+int choose_num_splits(std::int64_t row_blocks, int max_kv_len, int compute_units);
+// problem.num_splits when set (> 0), else choose_num_splits for the problem.
+int split_kv_num_splits(const MlaDecodeProblem& p, int compute_units);
+
+// nullopt when the kernels handle the shape; otherwise the reason, naming the field and value.
+std::optional<std::string> split_kv_unsupported(const SplitKvShape& s);
+
+// Partial buffers of stage 1, in floats: O [total_q_tokens, padded_heads, num_splits, Lv] and
+// LSE [total_q_tokens, padded_heads, num_splits].
+struct SplitKvWorkspace {
+  std::size_t partial_o_floats = 0;
+  std::size_t partial_lse_floats = 0;
+};
+SplitKvWorkspace split_kv_workspace(const SplitKvShape& s);
+
+}  // namespace mlacheck::kernels

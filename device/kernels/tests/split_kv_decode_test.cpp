@@ -1,0 +1,246 @@
+// The split-KV kernels against the Eigen oracle on small problems that walk the kernels'
+// geometry: KV tile edges (1, 2, 15, 16, 17 tokens), value and rope tile widths (16-byte and
+// element-wise row loads), every dtype, q_len 1..8, head padding, block sizes, and split counts
+// that leave splits empty. Partial buffers are poisoned with NaN, so an empty split whose partial
+// were read would show. SKIPPED where no GPU is present.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/compare.hpp"
+#include "core/mla_inputs.hpp"
+#include "core/mla_problem.hpp"
+#include "core/tolerance.hpp"
+#include "device/kernels/split_kv_decode.hpp"
+#include "device/platform/device_buffer.hpp"
+#include "device/platform/device_info.hpp"
+#include "device/platform/poison.hpp"
+#include "device/tests/requires_device.hpp"
+#include "reference/head_padding.hpp"
+#include "reference/mla_decode_reference.hpp"
+#include "reference/page_indices.hpp"
+
+namespace mlacheck::kernels {
+namespace {
+
+MlaDecodeProblem problem(int heads, int lv, int rope, std::vector<int> kv_lens, std::vector<int> q_lens) {
+  MlaDecodeProblem p;
+  p.total_heads = heads;
+  p.kv_lora_rank = lv;
+  p.rope_dim = rope;
+  p.kv_lens = std::move(kv_lens);
+  p.q_lens = std::move(q_lens);
+  return p;
+}
+
+template <class Code>
+DeviceBuffer upload_codes(const std::string& name, DType t, std::span<const float> values) {
+  std::vector<Code> codes(values.size());
+  std::transform(values.begin(), values.end(), codes.begin(),
+                 [t](float v) { return static_cast<Code>(encode(t, v)); });
+  return DeviceBuffer::from_host(name, std::span(codes));
+}
+
+// Values of dtype t, encoded bit-exactly into its storage codes.
+DeviceBuffer upload_encoded(const std::string& name, DType t, std::span<const float> values) {
+  return storage_bytes(t) == 2 ? upload_codes<std::uint16_t>(name, t, values)
+                               : upload_codes<std::uint8_t>(name, t, values);
+}
+
+std::vector<std::int32_t> to_int32(const std::vector<int>& v) { return {v.begin(), v.end()}; }
+
+double max_abs_finite(std::span<const float> v, double scale) {
+  double m = 0.0;
+  for (float x : v) {
+    if (std::isfinite(x)) m = std::max(m, std::abs(double(x)) * scale);
+  }
+  return m;
+}
+
+struct DeviceOutputs {
+  std::vector<float> o;    // [tokens, heads, Lv], un-padded, decoded from o_dtype
+  std::vector<float> lse;  // [tokens, heads]
+  std::size_t o_unwritten = 0;
+  std::size_t lse_unwritten = 0;
+  CanaryReport canaries;
+};
+
+// Head padding and page expansion on the host (their own kernels are tested elsewhere), then both
+// stages on the default stream.
+DeviceOutputs run_split_kv(const MlaDecodeProblem& p, const MlaDecodeInputs& in, int num_splits) {
+  const SplitKvShape shape = split_kv_shape(p, num_splits);
+  const SplitKvWorkspace workspace = split_kv_workspace(shape);
+  const PageIndices pages = expand_page_indices(p, in);
+  const std::vector<float> q_padded = pad_heads<float>(p, in.q, lk(p));
+  const std::vector<std::int32_t> qo = to_int32(qo_indptr(p));
+  const std::size_t rows = std::size_t(shape.total_q_tokens) * std::size_t(shape.padded_heads);
+
+  const DeviceBuffer q = upload_encoded("q_padded", p.q_dtype, q_padded);
+  const DeviceBuffer kv = upload_encoded("kv_cache", p.kv_dtype, in.kv_cache);
+  const DeviceBuffer kv_indices = DeviceBuffer::from_host("kv_indices", std::span(pages.kv_indices));
+  const DeviceBuffer kv_indptr = DeviceBuffer::from_host("kv_indptr", std::span(pages.kv_indptr));
+  const DeviceBuffer qo_indptr_buf = DeviceBuffer::from_host("qo_indptr", std::span(qo));
+  DeviceBuffer partial_o("partial_o", workspace.partial_o_floats * sizeof(float));
+  DeviceBuffer partial_lse("partial_lse", workspace.partial_lse_floats * sizeof(float));
+  DeviceBuffer o("o_padded", rows * std::size_t(shape.lv) * storage_bytes(p.o_dtype));
+  DeviceBuffer lse("lse_padded", rows * sizeof(float));
+  partial_o.poison(kPoison32);
+  partial_lse.poison(kPoison32);
+  o.poison(kPoison16);
+  lse.poison(kPoison32);
+
+  SplitKvArgs args;
+  args.shape = shape;
+  args.q = q.data();
+  args.kv_cache = kv.data();
+  args.kv_indices = kv_indices.as<std::int32_t>();
+  args.kv_indptr = kv_indptr.as<std::int32_t>();
+  args.qo_indptr = qo_indptr_buf.as<std::int32_t>();
+  args.partial_o = partial_o.as<float>();
+  args.partial_lse = partial_lse.as<float>();
+  args.o = o.data();
+  args.lse = lse.as<float>();
+  launch_mla_decode_split_kv(args);
+
+  DeviceOutputs out;
+  const std::vector<std::uint16_t> o_codes = o.download<std::uint16_t>();
+  const std::vector<float> lse_padded = lse.download<float>();
+  out.canaries =
+      verify_canaries({&q, &kv, &kv_indices, &kv_indptr, &qo_indptr_buf, &partial_o, &partial_lse, &o, &lse});
+  out.o_unwritten = count_poisoned(std::span<const std::uint16_t>(o_codes));
+  out.lse_unwritten = count_poisoned(std::span<const float>(lse_padded));
+  std::vector<float> o_padded(o_codes.size());
+  std::transform(o_codes.begin(), o_codes.end(), o_padded.begin(),
+                 [&](std::uint16_t c) { return decode(p.o_dtype, c); });
+  out.o = unpad_heads<float>(p, o_padded, shape.lv);
+  out.lse = unpad_heads<float>(p, lse_padded, 1);
+  return out;
+}
+
+// num_splits 0: the automatic choice for this device.
+void expect_matches_oracle(const MlaDecodeProblem& problem, int num_splits = 0) {
+  const MlaDecodeProblem p = with_defaults(problem);
+  validate(p);
+  const int splits = num_splits > 0 ? num_splits : split_kv_num_splits(p, device_info().compute_units);
+  SCOPED_TRACE(to_repro(p) + " num_splits=" + std::to_string(splits));
+  ASSERT_EQ(split_kv_unsupported(split_kv_shape(p, splits)), std::nullopt);
+
+  const MlaDecodeInputs in = make_inputs(p);
+  const DeviceOutputs got = run_split_kv(p, in, splits);
+  const MlaDecodeOutputs<double> want = mla_decode_reference(p, in);
+  // The kernels keep P in fp32 (no rounding to the input dtype before P.V).
+  const MlaTolerances tol =
+      mla_decode_tolerance(p, max_abs_finite(in.q, 1.0), max_abs_finite(in.kv_cache, p.kv_scale), /*p_rounded=*/false);
+
+  EXPECT_TRUE(got.canaries.intact()) << got.canaries.describe();
+  EXPECT_EQ(got.o_unwritten, 0u);
+  EXPECT_EQ(got.lse_unwritten, 0u);
+  const CompareStats o = compare(want.o, got.o, tol.o);
+  const CompareStats lse = compare(want.lse, got.lse, tol.lse);
+  EXPECT_EQ(o.nonfinite, 0u);
+  EXPECT_EQ(lse.nonfinite, 0u);
+  EXPECT_TRUE(within(o, tol.o)) << "O: " << o.mismatches << "/" << o.total << " mismatches, max abs err "
+                                << o.max_abs_err << " at " << o.worst_index << ", rms " << o.rms_rel_err << "; "
+                                << tol.o.rule;
+  EXPECT_TRUE(within(lse, tol.lse)) << "LSE: " << lse.mismatches << "/" << lse.total << " mismatches, max abs err "
+                                    << lse.max_abs_err << " at " << lse.worst_index << "; " << tol.lse.rule;
+}
+
+using SplitKvDecodeTest = RequiresDevice;
+
+TEST_F(SplitKvDecodeTest, DeepSeekV3AcrossKvTileEdges) {
+  expect_matches_oracle(problem(16, 512, 64, {1, 2, 15, 16, 17, 1000}, {1, 1, 1, 1, 1, 1}));
+  expect_matches_oracle(problem(128, 512, 64, {1000, 17}, {1, 2}));
+}
+
+TEST_F(SplitKvDecodeTest, EveryDtypeCombination) {
+  for (DType q : {DType::bf16, DType::f16}) {
+    for (DType kv : {DType::bf16, DType::f16, DType::fp8_e4m3fn, DType::fp8_e4m3fnuz}) {
+      for (DType o : {DType::bf16, DType::f16}) {
+        MlaDecodeProblem p = problem(16, 512, 64, {33, 70}, {1, 3});
+        p.q_dtype = q;
+        p.kv_dtype = kv;
+        p.o_dtype = o;
+        if (is_fp8(kv)) p.kv_scale = 0.5f;
+        expect_matches_oracle(p, 2);
+      }
+    }
+  }
+}
+
+TEST_F(SplitKvDecodeTest, ValueAndRopeWidths) {
+  // Rows of 16-bit Lk with Lk % 8 != 0 (rope 1, 5, 33) and fp8 rows with Lk % 16 != 0 (rope 8) take
+  // the element-wise loads; Lv 80 and 272 leave most of their value tile empty.
+  const int shapes[][2] = {{512, 64}, {256, 64}, {16, 0}, {48, 8}, {80, 5}, {128, 1}, {496, 64}, {512, 0}, {272, 33}};
+  for (const auto& [lv, rope] : shapes) {
+    for (DType kv : {DType::bf16, DType::fp8_e4m3fn}) {
+      MlaDecodeProblem p = problem(16, lv, rope, {40, 3}, {2, 1});
+      p.kv_dtype = kv;
+      expect_matches_oracle(p);
+    }
+  }
+}
+
+TEST_F(SplitKvDecodeTest, MultiTokenQueriesSeeTheirCausalPrefix) {
+  // q_len 1..8, powers of two and not (UPSTREAM S4), a request as short as its query.
+  const MlaDecodeProblem p = problem(16, 512, 64, {8, 15, 16, 17, 40, 100, 9, 12}, {1, 2, 3, 4, 5, 6, 7, 8});
+  for (int splits : {1, 3, 0}) expect_matches_oracle(p, splits);
+}
+
+TEST_F(SplitKvDecodeTest, PaddedHeadCounts) {
+  for (int heads : {1, 2, 4, 8, 12, 24, 40}) expect_matches_oracle(problem(heads, 512, 64, {50, 7}, {2, 1}));
+}
+
+TEST_F(SplitKvDecodeTest, ModelShapes) {
+  MlaDecodeProblem kimi = problem(64, 512, 64, {300, 21}, {1, 3});  // Kimi-K2.5 at TP8: 8 heads per rank
+  kimi.tp = 8;
+  kimi.tp_rank = 3;
+  expect_matches_oracle(kimi);
+  MlaDecodeProblem lite = problem(16, 512, 64, {129, 64}, {2, 2});  // DeepSeek-V2-Lite at TP2: 8 heads
+  lite.tp = 2;
+  lite.tp_rank = 1;
+  lite.scale = 0.114721;
+  expect_matches_oracle(lite);
+  MlaDecodeProblem mistral = problem(32, 256, 64, {513, 40}, {1, 4});  // Mistral-Small-4: Lk 320
+  mistral.block_size = 64;
+  expect_matches_oracle(mistral);
+}
+
+TEST_F(SplitKvDecodeTest, SplitCountsIncludingEmptySplits) {
+  // More splits than tiles: most splits of the short requests, and the last ones of the earlier
+  // query rows, see nothing.
+  const MlaDecodeProblem p = problem(16, 512, 64, {1, 2, 4097}, {1, 1, 2});
+  for (int splits : {1, 2, 5, 64, 300}) expect_matches_oracle(p, splits);
+}
+
+TEST_F(SplitKvDecodeTest, BlockSizes) {
+  for (int block_size : {1, 7, 16, 64}) {
+    MlaDecodeProblem p = problem(16, 256, 64, {100, 33}, {1, 2});
+    p.block_size = block_size;
+    expect_matches_oracle(p);
+  }
+}
+
+TEST_F(SplitKvDecodeTest, ExactFill) {
+  MlaDecodeProblem p = problem(16, 512, 64, {64, 5}, {4, 1});
+  p.fill = FillMode::exact;
+  expect_matches_oracle(p, 3);
+}
+
+// No GPU work: a refused shape or a missing buffer stops before any launch.
+TEST(SplitKvLaunch, RefusesUnsupportedShapesAndMissingBuffers) {
+  SplitKvArgs args;
+  args.shape = split_kv_shape(with_defaults(problem(16, 1024, 64, {5}, {1})), 1);
+  EXPECT_THROW(launch_mla_decode_split_kv(args), std::invalid_argument);
+  args.shape = split_kv_shape(with_defaults(problem(16, 512, 64, {5}, {1})), 1);
+  EXPECT_THROW(launch_mla_decode_split_kv(args), std::invalid_argument);  // every pointer null
+}
+
+}  // namespace
+}  // namespace mlacheck::kernels

@@ -1,0 +1,145 @@
+// The split-KV plan without a GPU: tile widths, the choice of num_splits, workspace sizes and the
+// shapes the kernels refuse.
+#include "device/kernels/split_kv_plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/mla_problem.hpp"
+
+namespace mlacheck::kernels {
+namespace {
+
+MlaDecodeProblem problem(int total_heads, int lv, int rope, std::vector<int> kv_lens, std::vector<int> q_lens) {
+  MlaDecodeProblem p;
+  p.total_heads = total_heads;
+  p.kv_lora_rank = lv;
+  p.rope_dim = rope;
+  p.kv_lens = std::move(kv_lens);
+  p.q_lens = std::move(q_lens);
+  return with_defaults(p);
+}
+
+TEST(SplitKvPlan, TileWidthsFollowLvAndRopeSeparately) {
+  EXPECT_EQ(value_tile_width(512), 512);
+  // Mistral-Small-4 (Lv 256, R 64): the value tile is 256, not next_pow2(Lk = 320) = 512 (S5).
+  EXPECT_EQ(value_tile_width(256), 256);
+  EXPECT_EQ(value_tile_width(16), 16);
+  EXPECT_EQ(value_tile_width(272), 512);
+  EXPECT_EQ(rope_tile_width(0), 0);
+  EXPECT_EQ(rope_tile_width(1), 8);  // at least one 16-byte chunk of 16-bit codes
+  EXPECT_EQ(rope_tile_width(9), 16);
+  EXPECT_EQ(rope_tile_width(33), 64);
+  EXPECT_EQ(rope_tile_width(64), 64);
+}
+
+TEST(SplitKvPlan, EnoughBlocksAlreadyMeansOneSplit) {
+  EXPECT_EQ(choose_num_splits(1024, 4096, 132), 1);  // 128 requests x 128 heads (8 tiles)
+  EXPECT_EQ(choose_num_splits(264, 1 << 20, 132), 1);
+}
+
+TEST(SplitKvPlan, FewBlocksSplitToCoverTheDevice) {
+  // FlashMLA's 128 requests x 16 heads on 132 SMs: 2 x 132 blocks wanted, 128 rows -> 3 splits.
+  EXPECT_EQ(choose_num_splits(128, 4096, 132), 3);
+  // One request: limited by split length (4096 / 256 = 16), then by kMaxAutoSplits.
+  EXPECT_EQ(choose_num_splits(1, 4096, 132), 16);
+  EXPECT_EQ(choose_num_splits(1, 1 << 20, 1000), kMaxAutoSplits);
+  // Too short to be worth splitting.
+  EXPECT_EQ(choose_num_splits(1, 300, 132), 1);
+  EXPECT_EQ(choose_num_splits(1, 4096, 0), 2);  // an unknown CU count counts as one CU
+}
+
+TEST(SplitKvPlan, ProblemSplitsOverrideTheChoice) {
+  MlaDecodeProblem p = problem(16, 512, 64, {4096}, {1});
+  EXPECT_EQ(split_kv_num_splits(p, 132), 16);
+  p.num_splits = 5;
+  EXPECT_EQ(split_kv_num_splits(p, 132), 5);
+  // Head tiles count as rows: 128 heads x 2 tokens = 16 blocks.
+  EXPECT_EQ(split_kv_num_splits(problem(128, 512, 64, {4096}, {2}), 132), 16);
+  EXPECT_EQ(split_kv_num_splits(problem(128, 512, 64, std::vector<int>(40, 4096), std::vector<int>(40, 1)), 132), 1);
+}
+
+TEST(SplitKvPlan, ShapeCarriesPaddedHeadsAndScales) {
+  MlaDecodeProblem p = problem(64, 256, 64, {10, 20}, {1, 3});
+  p.tp = 8;  // 8 heads per rank, padded to 16
+  p.kv_dtype = DType::fp8_e4m3fnuz;
+  p.kv_scale = 0.25f;
+  const SplitKvShape s = split_kv_shape(p, 7);
+  EXPECT_EQ(s.batch, 2);
+  EXPECT_EQ(s.total_q_tokens, 4);
+  EXPECT_EQ(s.padded_heads, 16);
+  EXPECT_EQ(s.lv, 256);
+  EXPECT_EQ(s.rope, 64);
+  EXPECT_EQ(s.kv_dtype, DType::fp8_e4m3fnuz);
+  EXPECT_FLOAT_EQ(s.scale, static_cast<float>(p.scale));
+  EXPECT_EQ(s.kv_scale, 0.25f);
+  EXPECT_EQ(s.num_splits, 7);
+  EXPECT_EQ(split_kv_unsupported(s), std::nullopt);
+}
+
+TEST(SplitKvPlan, WorkspaceHoldsOnePartialPerRowAndSplit) {
+  const SplitKvShape s = split_kv_shape(problem(128, 512, 64, {100, 200}, {2, 1}), 4);
+  const SplitKvWorkspace w = split_kv_workspace(s);
+  EXPECT_EQ(w.partial_lse_floats, std::size_t{3} * 128 * 4);
+  EXPECT_EQ(w.partial_o_floats, std::size_t{3} * 128 * 4 * 512);
+}
+
+TEST(SplitKvPlan, SupportsEveryModelShape) {
+  for (int lv = 16; lv <= 512; lv += 16) {
+    for (int rope : {0, 1, 7, 8, 33, 64}) {
+      EXPECT_EQ(split_kv_unsupported(split_kv_shape(problem(16, lv, rope, {5}, {1}), 1)), std::nullopt)
+          << "lv=" << lv << " rope=" << rope;
+    }
+  }
+  for (DType kv : {DType::bf16, DType::f16, DType::fp8_e4m3fn, DType::fp8_e4m3fnuz}) {
+    SplitKvShape s = split_kv_shape(problem(16, 512, 64, {5}, {1}), kMaxSplits);
+    s.kv_dtype = kv;
+    s.q_dtype = DType::f16;
+    s.o_dtype = DType::f16;
+    EXPECT_EQ(split_kv_unsupported(s), std::nullopt) << to_string(kv);
+  }
+}
+
+// The reason names the field and its value.
+void expect_refused(const SplitKvShape& s, const std::string& mentions) {
+  const auto why = split_kv_unsupported(s);
+  ASSERT_TRUE(why.has_value()) << mentions;
+  EXPECT_NE(why->find(mentions), std::string::npos) << *why;
+}
+
+TEST(SplitKvPlan, RefusesWhatNoKernelHandles) {
+  const SplitKvShape ok = split_kv_shape(problem(16, 512, 64, {5}, {1}), 1);
+  SplitKvShape s = ok;
+  s.lv = 1024;
+  expect_refused(s, "lv=1024");
+  s = ok;
+  s.lv = 24;
+  expect_refused(s, "lv=24");
+  s = ok;
+  s.rope = 65;
+  expect_refused(s, "rope=65");
+  s = ok;
+  s.padded_heads = 24;
+  expect_refused(s, "padded_heads=24");
+  s = ok;
+  s.q_dtype = DType::fp8_e4m3fn;
+  expect_refused(s, "q_dtype=fp8_e4m3fn");
+  s = ok;
+  s.kv_dtype = DType::f32;
+  expect_refused(s, "kv_dtype=f32");
+  s = ok;
+  s.o_dtype = DType::f32;
+  expect_refused(s, "o_dtype=f32");
+  s = ok;
+  s.num_splits = 0;
+  expect_refused(s, "num_splits=0");
+  s = ok;
+  s.num_splits = kMaxSplits + 1;
+  expect_refused(s, "num_splits=4097");
+  s = ok;
+  s.total_q_tokens = 1 << 27;
+  s.padded_heads = 64;
+  expect_refused(s, "total_q_tokens*padded_heads");
+}
+
+}  // namespace
+}  // namespace mlacheck::kernels
