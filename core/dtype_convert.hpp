@@ -20,7 +20,12 @@
 //   zero; bf16 shares float's exponent range, so they round to bf16 subnormals like any value.
 #include <cstdint>
 
-#if defined(__HIPCC__) || defined(__CUDACC__)
+// core knows no GPU headers: clang (HIP) takes the attributes themselves, which its __host__ and
+// __device__ macros expand to, so a kernel may include this before the runtime; nvcc defines
+// __host__/__device__ in every translation unit it compiles.
+#if defined(__HIPCC__) && defined(__clang__)
+#define MLACHECK_HD __attribute__((host)) __attribute__((device))
+#elif defined(__CUDACC__)
 #define MLACHECK_HD __host__ __device__
 #else
 #define MLACHECK_HD

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "device/kernels/split_kv_plan.hpp"
+#include "device/platform/stream_handle.hpp"
 
 namespace mlacheck::kernels {
 
@@ -22,10 +23,6 @@ struct SplitKvArgs {
   void* o = nullptr;                         // [T, Hp, Lv] in o_dtype
   float* lse = nullptr;                      // [T, Hp], natural log
 };
-
-// The stream to enqueue on, as the runtime's handle (hipStream_t and cudaStream_t are both
-// pointers and convert to it implicitly); nullptr is the default stream.
-using StreamHandle = void*;
 
 // Enqueues both stages on `stream`. Throws std::invalid_argument for a shape that
 // split_kv_unsupported() refuses or a missing pointer (nothing is launched), and GpuError when a

@@ -37,7 +37,8 @@ __global__ void __launch_bounds__(kLayoutThreads) expand_page_indices_kernel(Exp
 
 }  // namespace
 
-void launch_expand_page_indices(const MlaDecodeProblem& problem, const PageIndexBuffers& buffers, hipStream_t stream) {
+void launch_expand_page_indices(const MlaDecodeProblem& problem, const PageIndexBuffers& buffers, StreamHandle stream_handle) {
+  const auto stream = static_cast<hipStream_t>(stream_handle);
   check_expand_page_indices(problem, buffers);
   const MlaDecodeProblem p = with_defaults(problem);
   launch_lengths_to_indptr(buffers.kv_lens, batch(p), buffers.kv_indptr, stream);

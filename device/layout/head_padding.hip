@@ -55,21 +55,24 @@ void copy_head_rows(const void* src, void* dst, std::int64_t rows, std::size_t r
 }  // namespace
 
 // The maps validate the problem, so they come before anything else is derived from it.
-void launch_pad_q_heads(const MlaDecodeProblem& p, const void* q, void* q_padded, hipStream_t stream) {
+void launch_pad_q_heads(const MlaDecodeProblem& p, const void* q, void* q_padded, StreamHandle stream_handle) {
+  const auto stream = static_cast<hipStream_t>(stream_handle);
   const HeadRowMap map = pad_heads_map(p);
   const std::size_t element = storage_bytes(p.q_dtype);
   check_head_copy("pad_q_heads", q, "q", q_padded, "q_padded", element);
   copy_head_rows(q, q_padded, total_q_tokens(p), static_cast<std::size_t>(lk(p)) * element, map, stream);
 }
 
-void launch_unpad_o_heads(const MlaDecodeProblem& p, const void* o_padded, void* o, hipStream_t stream) {
+void launch_unpad_o_heads(const MlaDecodeProblem& p, const void* o_padded, void* o, StreamHandle stream_handle) {
+  const auto stream = static_cast<hipStream_t>(stream_handle);
   const HeadRowMap map = unpad_heads_map(p);
   const std::size_t element = storage_bytes(p.o_dtype);
   check_head_copy("unpad_o_heads", o_padded, "o_padded", o, "o", element);
   copy_head_rows(o_padded, o, total_q_tokens(p), static_cast<std::size_t>(p.kv_lora_rank) * element, map, stream);
 }
 
-void launch_unpad_lse_heads(const MlaDecodeProblem& p, const float* lse_padded, float* lse, hipStream_t stream) {
+void launch_unpad_lse_heads(const MlaDecodeProblem& p, const float* lse_padded, float* lse, StreamHandle stream_handle) {
+  const auto stream = static_cast<hipStream_t>(stream_handle);
   const HeadRowMap map = unpad_heads_map(p);
   check_head_copy("unpad_lse_heads", lse_padded, "lse_padded", lse, "lse", sizeof(float));
   copy_head_rows(lse_padded, lse, total_q_tokens(p), sizeof(float), map, stream);

@@ -77,7 +77,8 @@ void gather_dequantised(const KvGatherProblem& p, const KvGatherBuffers& buffers
 
 }  // namespace
 
-void launch_kv_gather(const KvGatherProblem& problem, const KvGatherBuffers& buffers, hipStream_t stream) {
+void launch_kv_gather(const KvGatherProblem& problem, const KvGatherBuffers& buffers, StreamHandle stream_handle) {
+  const auto stream = static_cast<hipStream_t>(stream_handle);
   const KvGatherPlan plan = plan_kv_gather(problem, buffers);  // checks the arguments first
   const KvGatherProblem p = with_defaults(problem);
   if (dequantises(p)) {

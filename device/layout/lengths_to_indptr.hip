@@ -36,7 +36,8 @@ __global__ void __launch_bounds__(kLayoutThreads)
 
 }  // namespace
 
-void launch_lengths_to_indptr(const std::int32_t* lengths, int count, std::int32_t* indptr, hipStream_t stream) {
+void launch_lengths_to_indptr(const std::int32_t* lengths, int count, std::int32_t* indptr, StreamHandle stream_handle) {
+  const auto stream = static_cast<hipStream_t>(stream_handle);
   check_lengths_to_indptr(lengths, count, indptr);
   lengths_to_indptr_kernel<<<1, kLayoutThreads, 0, stream>>>(lengths, count, indptr);
   GPU_CHECK_LAUNCH("lengths_to_indptr_kernel", stream);
