@@ -21,7 +21,6 @@ std::optional<std::string> kv_gather_memory_shortfall(const KvGatherProblem& p, 
 }
 
 KvGatherRun run_kv_gather_pipeline(const KvGatherProblem& p, const KvGatherInputs& in, const FaultSet& faults) {
-  (void)faults;  // no fault is wired into this path yet
   if (in.cache.size() != static_cast<std::size_t>(cache_elements(p))) {
     throw std::invalid_argument("hip backend: input cache of " + p.name + " has " + std::to_string(in.cache.size()) +
                                 " elements, the problem needs " + std::to_string(cache_elements(p)));
@@ -44,7 +43,7 @@ KvGatherRun run_kv_gather_pipeline(const KvGatherProblem& p, const KvGatherInput
   layout::launch_kv_gather(p,
                            layout::KvGatherBuffers{cache.data(), table.as<std::int32_t>(), in.block_table_stride,
                                                    cu.as<std::int32_t>(), k.data(), v.data()},
-                           nullptr);
+                           nullptr, faults);
   KvGatherRun run;
   run.diag.device_ms = timer.stop_ms();
   run.diag.path = "gather";

@@ -7,6 +7,7 @@
 
 #include "core/dtype_convert.hpp"
 #include "core/gather_problem.hpp"
+#include "device/faults.hpp"
 
 namespace mlacheck::layout {
 
@@ -34,6 +35,10 @@ struct CacheGeometry {
 };
 
 // The geometry of with_defaults(p) (so strides left at 0 mean the layout's dense ones).
-CacheGeometry cache_geometry(const KvGatherProblem& p);
+// With `gather-ignores-strides` (NHD) or `shuffle-gather-ignores-strides` (SHUFFLE) on, the
+// upstream mistake comes back here: block, head and token strides as if the cache were dense
+// (block_id * kv_heads * head_size * block_size), while V still starts where the cache's V view
+// does (upstream passed correct K and V base pointers and lost only the strides).
+CacheGeometry cache_geometry(const KvGatherProblem& p, const FaultSet& faults = {});
 
 }  // namespace mlacheck::layout

@@ -53,8 +53,8 @@ void launch_tensor(const KvGatherProblem& p, const GatherArgs& args, const Tenso
 
 template <class In, class Out>
 void gather_tensors(const KvGatherProblem& p, const KvGatherBuffers& buffers, const KvGatherPlan& plan,
-                    hipStream_t stream) {
-  const GatherArgs args{cache_geometry(p), buffers.block_table, buffers.block_table_stride, buffers.cu_seq_lens,
+                    const FaultSet& faults, hipStream_t stream) {
+  const GatherArgs args{cache_geometry(p, faults), buffers.block_table, buffers.block_table_stride, buffers.cu_seq_lens,
                         batch(p),          total_tokens(p)};
   for (const bool is_v : {false, true}) {
     const TensorPlan& tensor = is_v ? plan.v : plan.k;
@@ -70,26 +70,27 @@ void gather_tensors(const KvGatherProblem& p, const KvGatherBuffers& buffers, co
 
 template <class In>
 void gather_dequantised(const KvGatherProblem& p, const KvGatherBuffers& buffers, const KvGatherPlan& plan,
-                        hipStream_t stream) {
-  if (p.out_dtype == DType::bf16) return gather_tensors<In, bf16_t>(p, buffers, plan, stream);
-  gather_tensors<In, f16_t>(p, buffers, plan, stream);
+                        const FaultSet& faults, hipStream_t stream) {
+  if (p.out_dtype == DType::bf16) return gather_tensors<In, bf16_t>(p, buffers, plan, faults, stream);
+  gather_tensors<In, f16_t>(p, buffers, plan, faults, stream);
 }
 
 }  // namespace
 
-void launch_kv_gather(const KvGatherProblem& problem, const KvGatherBuffers& buffers, StreamHandle stream_handle) {
+void launch_kv_gather(const KvGatherProblem& problem, const KvGatherBuffers& buffers, StreamHandle stream_handle,
+                      const FaultSet& faults) {
   const auto stream = static_cast<hipStream_t>(stream_handle);
   const KvGatherPlan plan = plan_kv_gather(problem, buffers);  // checks the arguments first
   const KvGatherProblem p = with_defaults(problem);
   if (dequantises(p)) {
-    if (p.cache_dtype == DType::fp8_e4m3fn) return gather_dequantised<fp8_e4m3fn_t>(p, buffers, plan, stream);
-    return gather_dequantised<fp8_e4m3fnuz_t>(p, buffers, plan, stream);
+    if (p.cache_dtype == DType::fp8_e4m3fn) return gather_dequantised<fp8_e4m3fn_t>(p, buffers, plan, faults, stream);
+    return gather_dequantised<fp8_e4m3fnuz_t>(p, buffers, plan, faults, stream);
   }
   // A copy moves storage bits: one instantiation per element width, whatever the dtype.
   if (storage_bytes(p.cache_dtype) == 2) {
-    return gather_tensors<std::uint16_t, std::uint16_t>(p, buffers, plan, stream);
+    return gather_tensors<std::uint16_t, std::uint16_t>(p, buffers, plan, faults, stream);
   }
-  gather_tensors<std::uint8_t, std::uint8_t>(p, buffers, plan, stream);
+  gather_tensors<std::uint8_t, std::uint8_t>(p, buffers, plan, faults, stream);
 }
 
 }  // namespace mlacheck::layout

@@ -8,6 +8,7 @@
 #include "core/mla_problem.hpp"
 #include "device/layout/kv_gather.hpp"
 #include "device/layout/page_indices.hpp"
+#include "device/faults.hpp"
 #include "device/platform/stream_handle.hpp"
 
 namespace mlacheck::layout {
@@ -26,7 +27,8 @@ void launch_unpad_o_heads(const MlaDecodeProblem& p, const void* o_padded, void*
 // lse_padded [total_q_tokens, padded_heads] -> lse [total_q_tokens, heads], fp32.
 void launch_unpad_lse_heads(const MlaDecodeProblem& p, const float* lse_padded, float* lse, StreamHandle stream);
 
-// See kv_gather.hpp.
-void launch_kv_gather(const KvGatherProblem& p, const KvGatherBuffers& buffers, StreamHandle stream);
+// See kv_gather.hpp. `faults` may switch the stride faults on (cache_geometry.hpp).
+void launch_kv_gather(const KvGatherProblem& p, const KvGatherBuffers& buffers, StreamHandle stream,
+                      const FaultSet& faults = {});
 
 }  // namespace mlacheck::layout

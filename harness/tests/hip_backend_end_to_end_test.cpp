@@ -45,6 +45,21 @@ TEST_P(GatherSweep, MatchesTheOracleBitwise) {
   for (const ComparedTensor& t : row.tensors) EXPECT_EQ(t.stats.max_abs_err, 0.0) << t.name;
 }
 
+// The stride faults (UPSTREAM S6/S7) put the contiguous-address mistake back; on a
+// hybrid-interleaved cache the gather must then be caught, and on a dense one it is harmless.
+TEST_P(GatherSweep, StrideFaultIsCaughtExactlyWhereUpstreamBroke) {
+  const KvGatherProblem& p = GetParam();
+  const Fault fault =
+      p.layout == CacheLayout::nhd ? Fault::gather_ignores_strides : Fault::shuffle_gather_ignores_strides;
+  const CaseResult row = run_gather_case(p, shared_backend().backend.get(), shared_backend().reason, {fault});
+  if (row.state == ResultState::skipped) GTEST_SKIP() << row.reason;
+  if (p.interleaved) {
+    EXPECT_TRUE(is_failure(row.state)) << "fault " << to_string(fault) << " survived: " << row.repro;
+  } else {
+    EXPECT_EQ(row.state, ResultState::passed) << row.reason;
+  }
+}
+
 std::string case_name(const std::string& id) {
   std::string out;
   for (char c : id) out += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
