@@ -18,6 +18,9 @@ struct ExpandArgs {
   int num_blocks;
   std::int32_t* kv_indices;
   int total_tokens;  // kv_indices' length: writes never go past it, whatever the device lengths say
+  // Fault block-table-unexpanded (UPSTREAM S3): the block id itself is handed to the page-size-1
+  // kernels as the token's slot, as before the table was expanded to b*K .. b*K+K-1.
+  bool unexpanded;
 };
 
 __global__ void __launch_bounds__(kLayoutThreads) expand_page_indices_kernel(ExpandArgs a) {
@@ -30,21 +33,23 @@ __global__ void __launch_bounds__(kLayoutThreads) expand_page_indices_kernel(Exp
       const int at = first + pos;
       const int block = table_block(row, a.block_table_stride, a.block_size, a.num_blocks, pos);
       if (at < 0 || at >= a.total_tokens || block < 0) continue;
-      a.kv_indices[at] = block * a.block_size + pos % a.block_size;
+      a.kv_indices[at] = a.unexpanded ? block : block * a.block_size + pos % a.block_size;
     }
   }
 }
 
 }  // namespace
 
-void launch_expand_page_indices(const MlaDecodeProblem& problem, const PageIndexBuffers& buffers, StreamHandle stream_handle) {
+void launch_expand_page_indices(const MlaDecodeProblem& problem, const PageIndexBuffers& buffers, StreamHandle stream_handle,
+                                const FaultSet& faults) {
   const auto stream = static_cast<hipStream_t>(stream_handle);
   check_expand_page_indices(problem, buffers);
   const MlaDecodeProblem p = with_defaults(problem);
   launch_lengths_to_indptr(buffers.kv_lens, batch(p), buffers.kv_indptr, stream);
   const ExpandArgs args{
       buffers.block_table, buffers.block_table_stride, buffers.kv_lens,    buffers.kv_indptr, batch(p), p.block_size,
-      p.num_blocks,        buffers.kv_indices,         kv_indptr(p).back()};
+      p.num_blocks,        buffers.kv_indices,         kv_indptr(p).back(),
+      faults.has(Fault::block_table_unexpanded)};
   expand_page_indices_kernel<<<request_grid(batch(p), max_kv_len(p)), kLayoutThreads, 0, stream>>>(args);
   GPU_CHECK_LAUNCH("expand_page_indices_kernel", stream);
 }
