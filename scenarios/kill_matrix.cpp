@@ -1,0 +1,71 @@
+#include "scenarios/kill_matrix.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "harness/gather_case.hpp"
+#include "harness/mla_case.hpp"
+
+namespace mlacheck::scenarios {
+
+CaseResult run_scenario(const Scenario& s, Backend* backend, std::string_view unavailable_reason,
+                        const FaultSet& faults) {
+  return std::visit(
+      [&](const auto& p) -> CaseResult {
+        if constexpr (std::is_same_v<std::decay_t<decltype(p)>, MlaDecodeProblem>) {
+          return run_mla_case(p, backend, unavailable_reason, faults);
+        } else {
+          return run_gather_case(p, backend, unavailable_reason, faults);
+        }
+      },
+      s.problem);
+}
+
+bool caught(ResultState s) { return s == ResultState::failed || s == ResultState::errored; }
+
+ResultState KillMatrix::cell(std::size_t row, Fault f) const {
+  const auto it = std::find(faults.begin(), faults.end(), f);
+  if (it == faults.end()) throw std::out_of_range("fault " + std::string(to_string(f)) + " is not a column");
+  return rows.at(row).with_fault.at(static_cast<std::size_t>(it - faults.begin())).state;
+}
+
+KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, Backend* backend,
+                           std::string_view unavailable_reason, const std::vector<KnownBug>& known_bugs,
+                           const std::function<void(const CaseResult&)>& on_row) {
+  KillMatrix m;
+  m.faults.assign(std::begin(kAllFaults), std::end(kAllFaults));
+  for (const Scenario& s : scenarios) {
+    KillMatrixRow row{s.id, s.fault, run_scenario(s, backend, unavailable_reason), {}};
+    // Known bugs excuse the correct pipeline only; a faulted run is about the harness.
+    apply_known_bugs(known_bugs, row.clean);
+    if (on_row) on_row(row.clean);
+    for (Fault f : m.faults) {
+      row.with_fault.push_back(run_scenario(s, backend, unavailable_reason, {f}));
+      if (on_row) on_row(row.with_fault.back());
+    }
+    m.rows.push_back(std::move(row));
+  }
+  return m;
+}
+
+std::vector<std::string> kill_matrix_problems(const KillMatrix& m) {
+  std::vector<std::string> problems;
+  for (std::size_t r = 0; r < m.rows.size(); ++r) {
+    const KillMatrixRow& row = m.rows[r];
+    const ResultState clean = row.clean.state;
+    if (clean == ResultState::skipped || clean == ResultState::known_bug) continue;
+    if (clean != ResultState::passed) {
+      problems.push_back(row.scenario + ": the clean run is " + std::string(to_string(clean)) + ": " +
+                         row.clean.reason);
+      continue;
+    }
+    const ResultState with_fault = m.cell(r, row.intended);
+    if (!caught(with_fault)) {
+      problems.push_back(row.scenario + ": its fault " + std::string(to_string(row.intended)) + " survived (" +
+                         std::string(to_string(with_fault)) + ")");
+    }
+  }
+  return problems;
+}
+
+}  // namespace mlacheck::scenarios

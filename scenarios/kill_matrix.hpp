@@ -1,0 +1,51 @@
+#pragma once
+// The kill matrix: every scenario run clean and with every fault, as plain data for the reports
+// and the CLI to render. The harness proves its worth when each scenario passes clean and its own
+// fault (the intended cell) is caught, i.e. FAILED or ERRORED.
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "device/backend.hpp"
+#include "harness/case_result.hpp"
+#include "scenarios/known_bugs.hpp"
+#include "scenarios/scenario.hpp"
+
+namespace mlacheck::scenarios {
+
+// One scenario run through the harness driver of its op, with `faults` switched on.
+CaseResult run_scenario(const Scenario& s, Backend* backend, std::string_view unavailable_reason,
+                        const FaultSet& faults = {});
+
+// FAILED or ERRORED: the check noticed the fault.
+bool caught(ResultState s);
+
+struct KillMatrixRow {
+  std::string scenario;  // its id
+  Fault intended;        // the scenario's own fault
+  CaseResult clean;      // known bugs applied
+  std::vector<CaseResult> with_fault;  // one per KillMatrix::faults entry, in that order
+};
+
+struct KillMatrix {
+  std::vector<Fault> faults;  // the columns: every fault, in kAllFaults order
+  std::vector<KillMatrixRow> rows;
+
+  // The state of scenario row r under fault f.
+  ResultState cell(std::size_t row, Fault f) const;
+};
+
+// Runs every scenario clean and with each fault; on_row sees each CaseResult as it completes
+// (clean first, then the faults in column order) so a long run shows progress.
+KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, Backend* backend,
+                           std::string_view unavailable_reason, const std::vector<KnownBug>& known_bugs,
+                           const std::function<void(const CaseResult&)>& on_row = {});
+
+// What keeps the matrix from proving the harness: a clean run that is neither PASSED nor
+// SKIPPED nor KNOWN_BUG, or an intended fault that survived a clean PASS. One line each, naming
+// the scenario; empty when the matrix is good. Scenarios that did not run clean (SKIPPED, a
+// known bug) are not held to their fault.
+std::vector<std::string> kill_matrix_problems(const KillMatrix& m);
+
+}  // namespace mlacheck::scenarios

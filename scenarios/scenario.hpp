@@ -1,0 +1,42 @@
+#pragma once
+// A named regression scenario: one upstream bug (../shared/UPSTREAM.md S1-S7) reproduced as a
+// problem descriptor, with its provenance and the fault that puts the bug back in our backend.
+#include <array>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "core/gather_problem.hpp"
+#include "core/mla_problem.hpp"
+#include "device/faults.hpp"
+
+namespace mlacheck::scenarios {
+
+using ScenarioProblem = std::variant<MlaDecodeProblem, KvGatherProblem>;
+
+struct Scenario {
+  std::string id;         // unique in its table; also the problem's name
+  std::string upstream;   // the bug's id in UPSTREAM.md, e.g. "S4"
+  std::string reference;  // where upstream recorded it, e.g. "aiter issue #2720"
+  std::string model;
+  std::string title;
+  Fault fault = Fault::persistent_buffers_partial;  // the switch that reproduces the bug
+  std::string note;       // what broke, as upstream saw it
+  ScenarioProblem problem;
+  std::string source;     // "file:line" of its row
+};
+
+// The table's columns (scenarios/README.md documents each).
+inline constexpr std::array<std::string_view, 24> kScenarioColumns = {
+    "id",      "upstream", "reference", "model",      "title",    "op",       "fault",  "heads",
+    "tp",      "lv",       "rope",      "kv_lens",    "q_lens",   "block_size", "q_dtype", "kv_dtype",
+    "o_dtype", "path",     "layout",    "interleaved", "kv_heads", "head_size", "seed",   "note",
+};
+
+// Reads a scenario table. Throws TableError ("file:line: column 'c': reason") for a malformed
+// file (csv_table.hpp), a cell that does not parse, a column set on an op that has no such field,
+// a duplicate id, an unknown fault, and a problem that validate() refuses.
+std::vector<Scenario> load_scenarios(const std::string& path);
+
+}  // namespace mlacheck::scenarios

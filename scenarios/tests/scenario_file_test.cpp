@@ -1,0 +1,193 @@
+// Reading scenario tables: the shipped files, a good fixture, and each kind of malformed file,
+// whose error must name the file, the line, the column (where one applies) and the reason.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <variant>
+
+#include "scenarios/scenario.hpp"
+#include "scenarios/table_error.hpp"
+#include "scenarios/tests/temp_table.hpp"
+
+namespace mlacheck::scenarios {
+namespace {
+
+const std::string kHeader =
+    "id,upstream,reference,model,title,op,fault,heads,tp,lv,rope,kv_lens,q_lens,block_size,q_dtype,kv_dtype,"
+    "o_dtype,path,layout,interleaved,kv_heads,head_size,seed,note\n";
+const std::string kGoodRow =
+    "ok,S4,ref,DeepSeek-V3,title,mla_decode,non-pow2-qlen-rows-collapse,128,8,512,64,\"100,200\",\"3,5\",16,,,,"
+    "split_kv,,,,,1,note\n";
+
+// The TableError that loading `text` (written to a file) throws; fails the test if none.
+TableError load_error(const std::string& text) {
+  const TempTable file(text);
+  try {
+    load_scenarios(file.path());
+  } catch (const TableError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "loaded without error:\n" << text;
+  return TableError(file.path(), 0, "", "no error");
+}
+
+void expect_error(const std::string& text, int line, const std::string& column, const std::string& reason) {
+  const TableError e = load_error(text);
+  EXPECT_EQ(e.line(), line) << e.what();
+  EXPECT_EQ(e.column(), column) << e.what();
+  EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
+  const std::string place = e.file() + (line > 0 ? ":" + std::to_string(line) : "") +
+                            (column.empty() ? "" : ": column '" + column + "'");
+  EXPECT_EQ(std::string(e.what()).rfind(place, 0), 0u) << e.what();
+}
+
+TEST(ShippedScenarioTable, LoadsWithEveryUpstreamBugAndFault) {
+  const auto scenarios = load_scenarios(std::string(MLACHECK_SCENARIO_DIR) + "/upstream.csv");
+  std::set<std::string> bugs;
+  std::set<Fault> faults;
+  for (const Scenario& s : scenarios) {
+    bugs.insert(s.upstream);
+    faults.insert(s.fault);
+  }
+  EXPECT_EQ(bugs, (std::set<std::string>{"S1", "S2", "S3", "S4", "S5", "S6", "S7"}));
+  EXPECT_EQ(faults.size(), std::size(kAllFaults)) << "every fault has a scenario that reproduces it";
+}
+
+TEST(GoodScenarioTable, ConvertsEveryColumn) {
+  const std::string path = std::string(MLACHECK_SCENARIO_FIXTURES) + "/good_scenarios.csv";
+  const auto scenarios = load_scenarios(path);
+  ASSERT_EQ(scenarios.size(), 3u);
+
+  const Scenario& mla = scenarios[0];
+  EXPECT_EQ(mla.id, "mla_row");
+  EXPECT_EQ(mla.upstream, "S4");
+  EXPECT_EQ(mla.reference, "aiter issue #2720");
+  EXPECT_EQ(mla.fault, Fault::non_pow2_qlen_rows_collapse);
+  EXPECT_EQ(mla.note, "a note, with a comma and \"quotes\"");
+  EXPECT_EQ(mla.source, path + ":4");
+  const auto& p = std::get<MlaDecodeProblem>(mla.problem);
+  EXPECT_EQ(p.name, "mla_row");
+  EXPECT_EQ(heads(p), 16);
+  EXPECT_EQ(p.kv_lens, (std::vector<int>{1000, 1000, 7}));
+  EXPECT_EQ(p.q_lens, (std::vector<int>{6, 6, 6}));
+  EXPECT_EQ(p.kv_dtype, DType::fp8_e4m3fn);
+  EXPECT_EQ(p.o_dtype, DType::f16);
+  EXPECT_EQ(p.path, DecodePath::split_kv);
+  EXPECT_EQ(p.seed, 8u);
+}
+
+TEST(GoodScenarioTable, EmptyCellsTakeTheDescriptorDefaults) {
+  const auto scenarios = load_scenarios(std::string(MLACHECK_SCENARIO_FIXTURES) + "/good_scenarios.csv");
+  const auto& p = std::get<MlaDecodeProblem>(scenarios[1].problem);
+  MlaDecodeProblem expected;
+  expected.name = "defaults_row";
+  expected.total_heads = 32;
+  expected.kv_lens = {31};
+  EXPECT_EQ(p, with_defaults(expected));
+  const auto& g = std::get<KvGatherProblem>(scenarios[2].problem);
+  EXPECT_EQ(g.layout, CacheLayout::shuffle);
+  EXPECT_TRUE(g.interleaved);
+  EXPECT_EQ(g.num_kv_heads, 4);
+  EXPECT_EQ(g.head_size, 128);
+  EXPECT_EQ(g.block_size, 32);
+  EXPECT_EQ(g.cache_dtype, DType::fp8_e4m3fn);
+  EXPECT_EQ(g.out_dtype, DType::fp8_e4m3fn);  // o_dtype empty: the cache's
+}
+
+TEST(MalformedScenarioTable, MissingFile) {
+  const TableError e = [] {
+    try {
+      load_scenarios("/nonexistent/upstream.csv");
+    } catch (const TableError& err) {
+      return err;
+    }
+    return TableError("", 0, "", "no error");
+  }();
+  EXPECT_EQ(std::string(e.what()).rfind("/nonexistent/upstream.csv: cannot open", 0), 0u) << e.what();
+}
+
+TEST(MalformedScenarioTable, EmptyFile) { expect_error("# only a comment\n", 0, "", "no header line"); }
+
+TEST(MalformedScenarioTable, UnknownColumn) {
+  std::string header = kHeader;
+  header.insert(header.size() - 1, ",colour");
+  expect_error(header + kGoodRow, 1, "colour", "unknown column");
+}
+
+TEST(MalformedScenarioTable, MissingColumn) {
+  expect_error("# provenance\nid,upstream\nx,S1\n", 2, "reference", "missing from the header");
+}
+
+TEST(MalformedScenarioTable, RepeatedColumn) {
+  std::string header = kHeader;
+  header.insert(header.size() - 1, ",seed");
+  expect_error(header + kGoodRow, 1, "seed", "named twice");
+}
+
+TEST(MalformedScenarioTable, TooFewCells) { expect_error(kHeader + kGoodRow + "short,S1,ref\n", 3, "", "fewer cells"); }
+
+TEST(MalformedScenarioTable, TooManyCells) {
+  // An unquoted list spills into the next columns.
+  std::string row = kGoodRow;
+  row.replace(row.find("\"100,200\""), 9, "100,200");
+  expect_error(kHeader + row, 2, "", "more cells");
+}
+
+TEST(MalformedScenarioTable, UnclosedQuote) {
+  std::string row = kGoodRow;
+  row.replace(row.find("\"100,200\""), 9, "\"100,200");
+  expect_error(kHeader + row, 2, "", "not closed");
+}
+
+TEST(MalformedScenarioTable, DuplicateId) {
+  expect_error(kHeader + kGoodRow + "# again\n" + kGoodRow, 4, "id", "repeats the id of line 2");
+}
+
+TEST(MalformedScenarioTable, CellThatDoesNotParse) {
+  std::string row = kGoodRow;
+  row.replace(row.find(",128,"), 5, ",12x,");
+  expect_error(kHeader + row, 2, "heads", "'12x' is not an integer");
+  row = kGoodRow;
+  row.replace(row.find("\"100,200\""), 9, "\"100,2*0\"");
+  expect_error(kHeader + row, 2, "kv_lens", "item '2*0'");
+  row = kGoodRow;
+  row.replace(row.find("split_kv"), 8, "fast");
+  expect_error(kHeader + row, 2, "path", "'fast' is not one of auto, persistent, split_kv");
+}
+
+TEST(MalformedScenarioTable, UnknownFaultOrOp) {
+  std::string row = kGoodRow;
+  row.replace(row.find("non-pow2-qlen-rows-collapse"), 27, "rows-collapse");
+  expect_error(kHeader + row, 2, "fault", "'rows-collapse' is not a fault");
+  row = kGoodRow;
+  row.replace(row.find("mla_decode"), 10, "mha");
+  expect_error(kHeader + row, 2, "op", "'mha' is not one of mla_decode, kv_gather");
+}
+
+TEST(MalformedScenarioTable, RequiredCellEmpty) {
+  std::string row = kGoodRow;
+  row.replace(row.find(",ref,"), 5, ",,");
+  expect_error(kHeader + row, 2, "reference", "required");
+}
+
+TEST(MalformedScenarioTable, ColumnOfTheOtherOp) {
+  std::string row = kGoodRow;
+  row.replace(row.find("split_kv,,"), 10, "split_kv,nhd,");
+  expect_error(kHeader + row, 2, "layout", "op mla_decode has no such field");
+}
+
+TEST(MalformedScenarioTable, ProblemThatValidateRefusesNamesItsColumn) {
+  std::string row = kGoodRow;
+  row.replace(row.find(",128,8,"), 7, ",128,3,");  // 128 heads do not split over 3 ranks
+  expect_error(kHeader + row, 2, "tp", "invalid mla_decode problem: tp=3");
+  row = kGoodRow;
+  row.replace(row.find("\"3,5\""), 5, "\"3,500\"");  // more query tokens than cached ones
+  expect_error(kHeader + row, 2, "q_lens", "invalid mla_decode problem: q=");
+  row = kGoodRow;
+  row.replace(0, 2, "a b");
+  expect_error(kHeader + row, 2, "id", "invalid mla_decode problem: name=");
+}
+
+}  // namespace
+}  // namespace mlacheck::scenarios
