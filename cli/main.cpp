@@ -5,7 +5,9 @@
 #include <exception>
 
 #include "cli/devices_command.hpp"
+#include "cli/mutate_command.hpp"
 #include "cli/run_command.hpp"
+#include "cli/scenarios_command.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"mlacheck: verifies MLA decode backends against a CPU oracle"};
@@ -13,6 +15,10 @@ int main(int argc, char** argv) {
   mlacheck::cli::RunOptions run_options;
   mlacheck::cli::add_run_command(app, run_options);
   mlacheck::cli::add_devices_command(app);
+  mlacheck::cli::ScenariosOptions scenarios_options;
+  mlacheck::cli::add_scenarios_command(app, scenarios_options);
+  mlacheck::cli::MutateOptions mutate_options;
+  mlacheck::cli::add_mutate_command(app, mutate_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -21,6 +27,8 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("run")) return mlacheck::cli::run(run_options);
     if (app.got_subcommand("devices")) return mlacheck::cli::list_devices();
+    if (app.got_subcommand("scenarios")) return mlacheck::cli::run_scenarios(scenarios_options);
+    if (app.got_subcommand("mutate")) return mlacheck::cli::run_mutate(mutate_options);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mlacheck: error: %s\n", e.what());
     return 2;

@@ -1,0 +1,98 @@
+#include "cli/fault_search.hpp"
+
+#include <rapidcheck.h>
+
+#include <algorithm>
+
+#include "harness/gather_case.hpp"
+#include "harness/mla_case.hpp"
+#include "properties/support/gather_problem_gen.hpp"
+#include "properties/support/mla_problem_gen.hpp"
+
+namespace mlacheck::cli {
+
+namespace {
+
+bool is_gather_fault(Fault f) { return f == Fault::gather_ignores_strides || f == Fault::shuffle_gather_ignores_strides; }
+
+bool caught(ResultState s) { return s == ResultState::failed || s == ResultState::errored; }
+
+CaseResult run_case(const MlaDecodeProblem& p, Backend& b, const FaultSet& f) { return run_mla_case(p, &b, "", f); }
+CaseResult run_case(const KvGatherProblem& p, Backend& b, const FaultSet& f) { return run_gather_case(p, &b, "", f); }
+
+// Counts accepted shrink steps; rapidcheck's own listener would print to the terminal.
+class ShrinkCounter : public rc::detail::TestListener {
+ public:
+  void onTestCaseFinished(const rc::detail::CaseDescription&) override {}
+  void onShrinkTried(const rc::detail::CaseDescription&, bool accepted) override { shrinks += accepted ? 1 : 0; }
+  void onTestFinished(const rc::detail::TestMetadata&, const rc::detail::TestResult&) override {}
+  int shrinks = 0;
+};
+
+// The property the fault must break: with the fault on, the case is not caught. A case the
+// correct pipeline does not PASS says nothing about the fault and is discarded (a clean FAILED
+// or ERRORED is recorded: it is a real bug).
+template <class Problem>
+void fault_goes_unnoticed(const Problem& p, Backend& backend, Fault fault, FaultSearchResult& result) {
+  if (auto why = backend.supports(p)) RC_DISCARD(*why);
+  const CaseResult faulted = run_case(p, backend, {fault});
+  if (!caught(faulted.state)) return;
+  const CaseResult clean = run_case(p, backend, {});
+  if (clean.state != ResultState::passed) {
+    auto& seen = result.clean_failures;
+    if (is_failure(clean.state) && std::find(seen.begin(), seen.end(), clean.repro) == seen.end()) {
+      seen.push_back(clean.repro);
+    }
+    RC_DISCARD("the correct pipeline does not pass this case");
+  }
+  RC_FAIL(std::string(to_string(faulted.state)) + ": " + faulted.reason);
+}
+
+}  // namespace
+
+FaultSearchResult search_fault(Fault fault, Backend& backend, const FaultSearchOptions& options) {
+  FaultSearchResult result;
+  result.fault = fault;
+  rc::detail::TestParams params;
+  params.seed = options.seed;
+  params.maxSuccess = options.max_cases;
+  // Cases the device does not run (f32 q or O, a path not in the build) are discarded; the
+  // generators make many of them, so allow more discards than rapidcheck's default.
+  params.maxDiscardRatio = 50;
+  rc::detail::TestMetadata metadata;
+  metadata.id = std::string(to_string(fault));
+  metadata.description = metadata.id;
+  ShrinkCounter listener;
+  const auto property = [&] {
+    if (is_gather_fault(fault)) {
+      fault_goes_unnoticed(*gen_kv_gather_problem(), backend, fault, result);
+    } else {
+      fault_goes_unnoticed(*gen_mla_decode_problem(), backend, fault, result);
+    }
+  };
+  const rc::detail::TestResult outcome =
+      rc::detail::checkProperty(rc::detail::toProperty(property), metadata, params, listener);
+
+  rc::detail::FailureResult failure;
+  rc::detail::SuccessResult success;
+  rc::detail::GaveUpResult gave_up;
+  rc::detail::Error error;
+  if (outcome.match(failure)) {
+    result.caught = true;
+    result.cases = failure.numSuccess + 1;
+    result.shrinks = listener.shrinks;
+    result.caught_as = failure.description;
+    // The counterexample holds the generated problem as showValue printed it: its repro string.
+    for (const auto& [type, value] : failure.counterExample) result.repro += value;
+  } else if (outcome.match(success)) {
+    result.cases = success.numSuccess;
+  } else if (outcome.match(gave_up)) {
+    result.cases = gave_up.numSuccess;
+    result.error = "gave up: " + gave_up.description;
+  } else if (outcome.match(error)) {
+    result.error = error.description;
+  }
+  return result;
+}
+
+}  // namespace mlacheck::cli

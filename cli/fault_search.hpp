@@ -1,0 +1,34 @@
+#pragma once
+// Hunts one fault with the random properties: rapidcheck draws problems from the test-support
+// generators (properties/support), runs each through the harness driver with the fault on, and
+// calls the fault caught when a case FAILS or ERRORS with it and PASSES without it; rapidcheck
+// then shrinks that case to a small counterexample.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "device/backend.hpp"
+#include "device/faults.hpp"
+
+namespace mlacheck::cli {
+
+struct FaultSearchOptions {
+  std::uint64_t seed = 1;
+  int max_cases = 100;  // device cases (not counting discards) before the fault counts as surviving
+};
+
+struct FaultSearchResult {
+  Fault fault{};
+  bool caught = false;
+  int cases = 0;    // device cases until the first catch, or all of them when the fault survived
+  int shrinks = 0;  // accepted shrink steps from the first catch to the counterexample
+  std::string caught_as;  // the counterexample's state and reason with the fault on
+  std::string repro;      // the shrunk counterexample, for `mlacheck run --case`
+  // Generated cases the correct pipeline FAILED or ERRORED: real bugs, not the fault's doing.
+  std::vector<std::string> clean_failures;
+  std::string error;  // rapidcheck gave up (too many unsupported cases) or failed itself
+};
+
+FaultSearchResult search_fault(Fault fault, Backend& backend, const FaultSearchOptions& options);
+
+}  // namespace mlacheck::cli

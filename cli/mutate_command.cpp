@@ -1,0 +1,69 @@
+#include "cli/mutate_command.hpp"
+
+#include <cstdio>
+#include <stdexcept>
+
+#include "cli/fault_search.hpp"
+
+namespace mlacheck::cli {
+
+namespace {
+
+std::vector<Fault> chosen_faults(const std::vector<std::string>& names) {
+  if (names.empty()) return {std::begin(kAllFaults), std::end(kAllFaults)};
+  std::vector<Fault> out;
+  for (const std::string& n : names) {
+    const auto f = parse_fault(n);
+    if (!f) throw std::invalid_argument("--fault " + n + ": not a fault name (device/faults.hpp)");
+    out.push_back(*f);
+  }
+  return out;
+}
+
+}  // namespace
+
+void add_mutate_command(CLI::App& app, MutateOptions& options) {
+  CLI::App* cmd = app.add_subcommand("mutate", "Run the random properties against each fault and report which are caught");
+  cmd->add_option("--seed", options.seed, "rapidcheck seed")->capture_default_str();
+  cmd->add_option("--cases", options.max_cases, "Device cases per fault before it counts as surviving")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--fault", options.faults, "Hunt only this fault (repeatable)");
+  cmd->add_option("--device", options.device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
+}
+
+int run_mutate(const MutateOptions& options) {
+  const std::vector<Fault> faults = chosen_faults(options.faults);
+  BackendOrReason hip = make_hip_backend(options.device);
+  if (hip.backend == nullptr) {
+    for (Fault f : faults) {
+      const auto name = to_string(f);
+      std::printf("%-32.*s SKIPPED: %s\n", static_cast<int>(name.size()), name.data(), hip.reason.c_str());
+    }
+    return 0;
+  }
+  std::printf("device: %s; seed %llu, up to %d cases per fault\n", hip.backend->device_name().c_str(),
+              static_cast<unsigned long long>(options.seed), options.max_cases);
+  std::printf("%-32s %-7s %6s %8s  %s\n", "fault", "caught", "cases", "shrinks", "counterexample");
+  int exit_status = 0;
+  for (Fault f : faults) {
+    const FaultSearchResult r = search_fault(f, *hip.backend, {options.seed, options.max_cases});
+    const auto name = to_string(f);
+    std::printf("%-32.*s %-7s %6d %8d", static_cast<int>(name.size()), name.data(), r.caught ? "yes" : "NO", r.cases,
+                r.shrinks);
+    if (r.caught) {
+      std::printf("  %s\n    %s\n", r.repro.c_str(), r.caught_as.c_str());
+    } else {
+      std::printf("  survived %d cases%s%s\n", r.cases, r.error.empty() ? "" : ": ", r.error.c_str());
+      exit_status = 1;
+    }
+    for (const std::string& repro : r.clean_failures) {
+      std::printf("    the correct pipeline fails: %s\n", repro.c_str());
+      exit_status = 1;
+    }
+    std::fflush(stdout);
+  }
+  return exit_status;
+}
+
+}  // namespace mlacheck::cli

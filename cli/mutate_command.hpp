@@ -1,0 +1,24 @@
+#pragma once
+// `mlacheck mutate`: the random properties against each fault in turn (fault_search.hpp); per
+// fault whether it was caught, after how many cases, and the shrunk counterexample's repro. Exit
+// status 1 when a fault survives or the correct pipeline failed a generated case; without a GPU
+// every fault is SKIPPED with the reason and the status is 0.
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mlacheck::cli {
+
+struct MutateOptions {
+  std::uint64_t seed = 1;           // --seed
+  int max_cases = 100;              // --cases: per fault
+  std::vector<std::string> faults;  // --fault: these only (default every fault)
+  int device = 0;                   // --device
+};
+
+void add_mutate_command(CLI::App& app, MutateOptions& options);
+int run_mutate(const MutateOptions& options);
+
+}  // namespace mlacheck::cli
