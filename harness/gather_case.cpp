@@ -14,48 +14,66 @@ std::vector<double> widen(const std::vector<float>& v) { return {v.begin(), v.en
 
 }  // namespace
 
-CaseResult run_gather_case(const KvGatherProblem& p, Backend* backend, std::string_view unavailable_reason,
-                           const FaultSet& faults) {
+PreparedGatherCase prepare_gather_case(const KvGatherProblem& p, const Backend* backend,
+                                       std::string_view unavailable_reason, const FaultSet& faults) {
   const Stopwatch wall;
-  CaseResult row;
-  row.id = p.name;
-  row.op = "kv_gather";
-  row.repro = to_repro(p);
-  row.faults = describe_faults(faults);
+  PreparedGatherCase out;
+  out.problem = p;
+  out.row.id = p.name;
+  out.row.op = "kv_gather";
+  out.row.repro = to_repro(p);
+  out.row.faults = describe_faults(faults);
   if (backend == nullptr) {
-    row.state = ResultState::skipped;
-    row.reason = std::string(unavailable_reason);
-    return row;
+    out.row.state = ResultState::skipped;
+    out.row.reason = std::string(unavailable_reason);
+    return out;
   }
-  row.backend = backend->name();
-  row.device = backend->device_name();
+  out.row.backend = backend->name();
+  out.row.device = backend->device_name();
   if (auto why = backend->supports(p)) {
-    row.state = ResultState::skipped;
-    row.reason = *why;
-    return row;
+    out.row.state = ResultState::skipped;
+    out.row.reason = *why;
+    return out;
   }
+  try {
+    out.inputs = make_inputs(p);
+    const Stopwatch ref_clock;
+    out.expected = kv_gather_reference(p, out.inputs);
+    out.row.reference_ms = ref_clock.ms();
+    out.ready_for_device = true;
+  } catch (const std::exception& e) {
+    out.row.state = ResultState::errored;
+    out.row.reason = std::string("reference: ") + e.what();
+  }
+  out.row.wall_ms = wall.ms();
+  return out;
+}
 
-  const KvGatherInputs inputs = make_inputs(p);
-  const Stopwatch ref_clock;
-  const KvGatherOutputs<float> expected = kv_gather_reference(p, inputs);
-  row.reference_ms = ref_clock.ms();
-
+CaseResult finish_gather_case(PreparedGatherCase prepared, Backend* backend, const FaultSet& faults) {
+  CaseResult row = std::move(prepared.row);
+  if (!prepared.ready_for_device || backend == nullptr) return row;
+  const Stopwatch wall;
   guard_device_run(row, [&] {
-    const KvGatherRun run = backend->run(p, inputs, faults);
+    const KvGatherRun run = backend->run(prepared.problem, prepared.inputs, faults);
     row.path = run.diag.path;
     row.device_ms = run.diag.device_ms;
-    const Tolerance tol = kv_gather_tolerance(p);
+    const Tolerance tol = kv_gather_tolerance(prepared.problem);
     row.tensors = {
-        {"K", compare(widen(expected.k), run.out.k, tol, run.k_unwritten), tol},
-        {"V", compare(widen(expected.v), run.out.v, tol, run.v_unwritten), tol},
+        {"K", compare(widen(prepared.expected.k), run.out.k, tol, run.k_unwritten), tol},
+        {"V", compare(widen(prepared.expected.v), run.out.v, tol, run.v_unwritten), tol},
     };
     const Verdict v = judge(row.tensors);
     row.state = v.state;
     row.reason = v.reason;
     apply_canaries(run.diag, row);
   });
-  row.wall_ms = wall.ms();
+  row.wall_ms += wall.ms();
   return row;
+}
+
+CaseResult run_gather_case(const KvGatherProblem& p, Backend* backend, std::string_view unavailable_reason,
+                           const FaultSet& faults) {
+  return finish_gather_case(prepare_gather_case(p, backend, unavailable_reason, faults), backend, faults);
 }
 
 }  // namespace mlacheck

@@ -37,46 +37,67 @@ MlaInputMagnitudes input_magnitudes(const MlaDecodeProblem& p, const MlaDecodeIn
   return {max_abs_finite(in.q), max_abs_finite(in.kv_cache) * static_cast<double>(p.kv_scale)};
 }
 
-CaseResult run_mla_case(const MlaDecodeProblem& p, Backend* backend, std::string_view unavailable_reason,
-                        const FaultSet& faults) {
+PreparedMlaCase prepare_mla_case(const MlaDecodeProblem& p, const Backend* backend, std::string_view unavailable_reason,
+                                 const FaultSet& faults) {
   const Stopwatch wall;
-  CaseResult row = new_row(p, faults);
+  PreparedMlaCase out;
+  out.problem = p;
+  out.row = new_row(p, faults);
   if (backend == nullptr) {
-    row.state = ResultState::skipped;
-    row.reason = std::string(unavailable_reason);
-    return row;
+    out.row.state = ResultState::skipped;
+    out.row.reason = std::string(unavailable_reason);
+    return out;
   }
-  row.backend = backend->name();
-  row.device = backend->device_name();
+  out.row.backend = backend->name();
+  out.row.device = backend->device_name();
   if (auto why = backend->supports(p)) {
-    row.state = ResultState::skipped;
-    row.reason = *why;
-    return row;
+    out.row.state = ResultState::skipped;
+    out.row.reason = *why;
+    return out;
   }
+  try {
+    out.inputs = make_inputs(p);
+    const Stopwatch ref_clock;
+    out.expected = mla_decode_reference(p, out.inputs);
+    out.row.reference_ms = ref_clock.ms();
+    out.ready_for_device = true;
+  } catch (const std::exception& e) {
+    // The oracle refusing a valid problem is a harness error, not a device result.
+    out.row.state = ResultState::errored;
+    out.row.reason = std::string("reference: ") + e.what();
+  }
+  out.row.wall_ms = wall.ms();
+  return out;
+}
 
-  const MlaDecodeInputs inputs = make_inputs(p);
-  const Stopwatch ref_clock;
-  const MlaDecodeOutputs<double> expected = mla_decode_reference(p, inputs);
-  row.reference_ms = ref_clock.ms();
-
+CaseResult finish_mla_case(PreparedMlaCase prepared, Backend* backend, const FaultSet& faults) {
+  CaseResult row = std::move(prepared.row);
+  if (!prepared.ready_for_device || backend == nullptr) return row;
+  const Stopwatch wall;
+  const MlaDecodeProblem& p = prepared.problem;
   guard_device_run(row, [&] {
-    const MlaDecodeRun run = backend->run(p, inputs, faults);
+    const MlaDecodeRun run = backend->run(p, prepared.inputs, faults);
     row.path = run.diag.path;
     row.num_splits = run.diag.num_splits;
     row.device_ms = run.diag.device_ms;
-    const auto mag = input_magnitudes(p, inputs);
+    const auto mag = input_magnitudes(p, prepared.inputs);
     const MlaTolerances tol = mla_decode_tolerance(p, mag.max_abs_q, mag.max_abs_kv);
     row.tensors = {
-        {"O", compare(expected.o, run.out.o, tol.o, run.o_unwritten), tol.o},
-        {"LSE", compare(expected.lse, run.out.lse, tol.lse, run.lse_unwritten), tol.lse},
+        {"O", compare(prepared.expected.o, run.out.o, tol.o, run.o_unwritten), tol.o},
+        {"LSE", compare(prepared.expected.lse, run.out.lse, tol.lse, run.lse_unwritten), tol.lse},
     };
     const Verdict v = judge(row.tensors);
     row.state = v.state;
     row.reason = v.reason;
     apply_canaries(run.diag, row);
   });
-  row.wall_ms = wall.ms();
+  row.wall_ms += wall.ms();
   return row;
+}
+
+CaseResult run_mla_case(const MlaDecodeProblem& p, Backend* backend, std::string_view unavailable_reason,
+                        const FaultSet& faults) {
+  return finish_mla_case(prepare_mla_case(p, backend, unavailable_reason, faults), backend, faults);
 }
 
 }  // namespace mlacheck

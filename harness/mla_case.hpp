@@ -3,6 +3,7 @@
 // Written once; the CLI, the scenarios and the property tests all go through it.
 #include <string_view>
 
+#include "core/mla_inputs.hpp"
 #include "core/mla_problem.hpp"
 #include "device/backend.hpp"
 #include "harness/case_result.hpp"
@@ -14,6 +15,20 @@ namespace mlacheck {
 // ERRORED row with the message; an unsupported shape a SKIPPED row with supports()'s reason.
 CaseResult run_mla_case(const MlaDecodeProblem& p, Backend* backend, std::string_view unavailable_reason,
                         const FaultSet& faults = {});
+
+// The same in two halves, so the CPU half of the next cases can run on other threads while the
+// GPU runs this one (harness/case_prefetch.hpp). prepare_mla_case is thread-safe: it only reads
+// the backend's supports(), which is const and host-only.
+struct PreparedMlaCase {
+  MlaDecodeProblem problem;
+  CaseResult row;                    // already final when SKIPPED (no backend, unsupported shape)
+  MlaDecodeInputs inputs;            // empty when the row is final
+  MlaDecodeOutputs<double> expected;
+  bool ready_for_device = false;
+};
+PreparedMlaCase prepare_mla_case(const MlaDecodeProblem& p, const Backend* backend, std::string_view unavailable_reason,
+                                 const FaultSet& faults = {});
+CaseResult finish_mla_case(PreparedMlaCase prepared, Backend* backend, const FaultSet& faults = {});
 
 // Largest |q| and largest |dequantised cache value| a request reads, for the tolerance.
 struct MlaInputMagnitudes {
