@@ -5,6 +5,8 @@
 #include <exception>
 
 #include "cli/devices_command.hpp"
+#include "cli/diff_command.hpp"
+#include "cli/merge_command.hpp"
 #include "cli/mutate_command.hpp"
 #include "cli/run_command.hpp"
 #include "cli/scenarios_command.hpp"
@@ -15,6 +17,10 @@ int main(int argc, char** argv) {
   mlacheck::cli::RunOptions run_options;
   mlacheck::cli::add_run_command(app, run_options);
   mlacheck::cli::add_devices_command(app);
+  mlacheck::cli::DiffOptions diff_options;
+  mlacheck::cli::add_diff_command(app, diff_options);
+  mlacheck::cli::MergeOptions merge_options;
+  mlacheck::cli::add_merge_command(app, merge_options);
   mlacheck::cli::ScenariosOptions scenarios_options;
   mlacheck::cli::add_scenarios_command(app, scenarios_options);
   mlacheck::cli::MutateOptions mutate_options;
@@ -27,6 +33,8 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("run")) return mlacheck::cli::run(run_options);
     if (app.got_subcommand("devices")) return mlacheck::cli::list_devices();
+    if (app.got_subcommand("diff")) return mlacheck::cli::run_diff(diff_options);
+    if (app.got_subcommand("merge")) return mlacheck::cli::run_merge(merge_options);
     if (app.got_subcommand("scenarios")) return mlacheck::cli::run_scenarios(scenarios_options);
     if (app.got_subcommand("mutate")) return mlacheck::cli::run_mutate(mutate_options);
   } catch (const std::exception& e) {

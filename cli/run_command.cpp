@@ -1,6 +1,7 @@
 #include "cli/run_command.hpp"
 
 #include <cstdio>
+#include <optional>
 #include <vector>
 
 #include "cli/result_table.hpp"
@@ -11,6 +12,7 @@
 #include "harness/gather_case.hpp"
 #include "harness/mla_case.hpp"
 #include "harness/oracle_self_check.hpp"
+#include "reports/report_folder.hpp"
 
 namespace mlacheck::cli {
 
@@ -26,16 +28,25 @@ void add_run_command(CLI::App& app, RunOptions& options) {
   cmd->add_option("--seed", options.seed, "Seed of the generated cases")->capture_default_str();
   cmd->add_option("--device", options.device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
   cmd->add_flag("--verbose,-v", options.verbose, "Print the repro string and tolerance rule of every row");
+  cmd->add_option("--out", options.out_dir, "Existing folder for report.csv, junit.xml and report.html");
 }
 
 int run(const RunOptions& options) {
   BackendOrReason hip = make_hip_backend(options.device);
   Backend* backend = hip.backend.get();
+  // Opened before any case runs, so a bad folder fails at once rather than after a long run.
+  std::optional<ReportFolder> reports;
+  if (!options.out_dir.empty()) reports.emplace(options.out_dir);
   std::vector<CaseResult> rows;
   const auto record = [&](CaseResult row) {
     print_row(stdout, row, options.verbose);
     std::fflush(stdout);
+    if (reports) reports->append(row);
     rows.push_back(std::move(row));
+  };
+  const auto finish = [&] {
+    if (reports) reports->finish();
+    return print_summary(stdout, rows);
   };
 
   if (!options.case_repro.empty()) {
@@ -45,14 +56,14 @@ int run(const RunOptions& options) {
     } else {
       record(run_mla_case(parse_mla_decode(options.case_repro), backend, hip.reason));
     }
-    return print_summary(stdout, rows);
+    return finish();
   }
 
   std::fprintf(stdout, "device: %s\n", backend ? backend->device_name().c_str() : ("none: " + hip.reason).c_str());
   for (const MlaDecodeProblem& p : oracle_self_check_problems(options.seed)) record(run_oracle_self_check(p));
   for (const MlaDecodeProblem& p : default_mla_sweep(options.seed)) record(run_mla_case(p, backend, hip.reason));
   for (const KvGatherProblem& p : default_gather_sweep(options.seed)) record(run_gather_case(p, backend, hip.reason));
-  return print_summary(stdout, rows);
+  return finish();
 }
 
 }  // namespace mlacheck::cli

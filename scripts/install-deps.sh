@@ -9,6 +9,8 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 PACKAGES=(
   build-essential cmake ninja-build pkg-config
   libeigen3-dev libgtest-dev libgmock-dev librapidcheck-dev libfccp-dev libcli11-dev
+  # junit.xml is validated against the common JUnit schema with xmllint.
+  libxml2-utils
   # AMD build (compile and link for gfx90a/gfx940 without a GPU) through CMake's HIP language.
   hipcc libamdhip64-dev libamd-comgr-dev libhsa-runtime-dev rocm-device-libs
 )

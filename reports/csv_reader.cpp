@@ -1,0 +1,226 @@
+#include "reports/csv_reader.hpp"
+
+// libfccp copies file names with strncpy into fixed buffers, which GCC 12 flags inside the
+// header; the truncation it warns about is the library's documented limit, not a bug of ours.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-truncation"
+#include <libfccp/csv.h>
+#pragma GCC diagnostic pop
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+#include <utility>
+
+#include "reports/report_columns.hpp"
+#include "reports/report_error.hpp"
+#include "reports/report_text.hpp"
+
+namespace mlacheck {
+
+namespace {
+
+using Fields = std::array<std::string, kReportColumnCount>;
+using Parser = io::CSVReader<kReportColumnCount, io::trim_chars<>, io::double_quote_escape<',', '"'>,
+                             io::throw_on_overflow, io::no_comment>;
+
+// libfccp splits records at every line feed, but RFC 4180 lets a quoted field hold line breaks.
+// They are swapped for two bytes that never occur in UTF-8 before parsing and swapped back in
+// each field; `record_lines` keeps the physical line each record starts on for messages.
+constexpr char kMaskedLf = '\xFE';
+constexpr char kMaskedCr = '\xFF';
+
+struct MaskedText {
+  std::string data;
+  std::vector<int> record_lines;  // [0] unused, [k] = first line of libfccp's line k
+};
+
+int line_of_offset(const std::string& text, std::size_t offset) {
+  return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ReportError("cannot read " + path + ": " + std::strerror(errno));
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
+
+MaskedText mask_quoted_line_breaks(const std::string& path, std::string text) {
+  MaskedText out{std::move(text), {0, 1}};
+  bool quoted = false;
+  int line = 1;
+  for (char& c : out.data) {
+    if (c == '"') quoted = !quoted;
+    if (c == '\n') {
+      ++line;
+      if (quoted) {
+        c = kMaskedLf;
+      } else {
+        out.record_lines.push_back(line);
+      }
+    } else if (c == '\r' && quoted) {
+      c = kMaskedCr;
+    }
+  }
+  if (quoted) {
+    throw ReportError(path + ":" + std::to_string(out.record_lines.back()) +
+                      ": a quoted field is not closed");
+  }
+  return out;
+}
+
+std::string unmask(std::string field) {
+  for (char& c : field) {
+    if (c == kMaskedLf) c = '\n';
+    if (c == kMaskedCr) c = '\r';
+  }
+  return field;
+}
+
+// libfccp's own messages repeat the file and its (masked) line; ours say "path:line: reason".
+std::string describe(const io::error::base& e) {
+  if (const auto* c = dynamic_cast<const io::error::with_column_name*>(&e)) {
+    if (dynamic_cast<const io::error::missing_column_in_header*>(&e)) return std::string("header lacks column '") + c->column_name + "'";
+    if (dynamic_cast<const io::error::extra_column_in_header*>(&e)) return std::string("header has unknown column '") + c->column_name + "'";
+    if (dynamic_cast<const io::error::duplicated_column_in_header*>(&e)) return std::string("header repeats column '") + c->column_name + "'";
+  }
+  if (dynamic_cast<const io::error::header_missing*>(&e)) return "empty file: no header";
+  if (dynamic_cast<const io::error::too_few_columns*>(&e)) return "fewer fields than the " + std::to_string(kReportColumnCount) + " columns";
+  if (dynamic_cast<const io::error::too_many_columns*>(&e)) return "more fields than the " + std::to_string(kReportColumnCount) + " columns";
+  if (dynamic_cast<const io::error::escaped_string_not_closed*>(&e)) return "a quoted field is not closed";
+  return e.what();
+}
+
+class RowParser {
+ public:
+  RowParser(const std::string& path, int line, Fields& fields) : path_(path), line_(line), fields_(fields) {}
+
+  CaseResult parse() {
+    CaseResult row;
+    row.id = text(0);
+    if (row.id.empty()) fail(0, "is empty: every case needs an id");
+    row.op = text(1);
+    row.repro = text(2);
+    row.backend = text(3);
+    row.device = text(4);
+    row.path = text(5);
+    row.faults = text(6);
+    const auto state = parse_result_state(fields_[7]);
+    if (!state) fail(7, "is not a result state (PASSED, FAILED, ERRORED, SKIPPED, MISTRUSTED, KNOWN_BUG)");
+    row.state = *state;
+    row.reason = text(8);
+    std::size_t col = kLeadingColumns.size();
+    for (std::string_view group : kTensorGroups) {
+      parse_tensor(group, col, row.tensors);
+      col += kTensorMetrics.size();
+    }
+    row.canaries = text(col);
+    row.num_splits = number<int>(col + 1);
+    row.reference_ms = number<double>(col + 2);
+    row.device_ms = number<double>(col + 3);
+    row.wall_ms = number<double>(col + 4);
+    return row;
+  }
+
+ private:
+  [[noreturn]] void fail(std::size_t col, const std::string& why) const {
+    throw ReportError(path_ + ":" + std::to_string(line_) + ": column '" + report_columns()[col] + "': '" +
+                      fields_[col] + "' " + why);
+  }
+
+  std::string text(std::size_t col) { return std::move(fields_[col]); }
+
+  template <class T>
+  T number(std::size_t col) const {
+    const std::string& s = fields_[col];
+    T value{};
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+    if (s.empty() || ec != std::errc() || end != s.data() + s.size()) fail(col, "is not a number");
+    return value;
+  }
+
+  void parse_tensor(std::string_view group, std::size_t col, std::vector<ComparedTensor>& out) {
+    const auto first = fields_.begin() + static_cast<std::ptrdiff_t>(col);
+    const auto last = first + static_cast<std::ptrdiff_t>(kTensorMetrics.size());
+    const auto empty = [](const std::string& s) { return s.empty(); };
+    if (std::all_of(first, last, empty)) return;
+    if (const auto blank = std::find_if(first, last, empty); blank != last) {
+      fail(static_cast<std::size_t>(blank - fields_.begin()), "is empty while other " + column_prefix(group) + " columns are set");
+    }
+    ComparedTensor t;
+    t.name = std::string(group);
+    t.stats.max_abs_err = number<double>(col);
+    t.stats.max_rel_err = number<double>(col + 1);
+    t.stats.rms_rel_err = number<double>(col + 2);
+    t.stats.cosine = number<double>(col + 3);
+    t.stats.mismatches = number<std::size_t>(col + 4);
+    t.stats.nonfinite = number<std::size_t>(col + 5);
+    t.stats.unwritten = number<std::size_t>(col + 6);
+    t.stats.total = number<std::size_t>(col + 7);
+    t.tol.abs = number<double>(col + 8);
+    t.tol.rel = number<double>(col + 9);
+    t.tol.rms = number<double>(col + 10);
+    t.tol.rule = text(col + 11);
+    out.push_back(std::move(t));
+  }
+
+  const std::string& path_;
+  int line_;
+  Fields& fields_;
+};
+
+template <std::size_t... I>
+void read_header(Parser& parser, std::index_sequence<I...>) {
+  parser.read_header(io::ignore_no_column, report_columns()[I]...);
+}
+
+template <std::size_t... I>
+bool read_row(Parser& parser, Fields& fields, std::index_sequence<I...>) {
+  return parser.read_row(fields[I]...);
+}
+
+}  // namespace
+
+CsvReport read_csv_report(const std::string& path) {
+  std::string text = read_file(path);
+  if (const auto bad = first_invalid_utf8(text)) {
+    throw ReportError(path + ":" + std::to_string(line_of_offset(text, *bad)) + ": not UTF-8 text");
+  }
+  if (!text.empty() && text.back() != '\n') {
+    throw ReportError(path + ":" + std::to_string(line_of_offset(text, text.rfind('\n') + 1)) +
+                      ": the last row has no line end (a run killed while writing it, or a cut file)");
+  }
+  const MaskedText masked = mask_quoted_line_breaks(path, std::move(text));
+  CsvReport report{path, {}, {}};
+  std::unordered_map<std::string, int> id_lines;
+  Parser parser(path, masked.data.data(), masked.data.data() + masked.data.size());
+  const auto indices = std::make_index_sequence<kReportColumnCount>();
+  try {
+    read_header(parser, indices);
+    Fields fields;
+    while (read_row(parser, fields, indices)) {
+      const int line = masked.record_lines[parser.get_file_line()];
+      for (std::string& f : fields) f = unmask(std::move(f));
+      CaseResult row = RowParser(path, line, fields).parse();
+      if (const auto [it, fresh] = id_lines.emplace(row.id, line); !fresh) {
+        throw ReportError(path + ":" + std::to_string(line) + ": id '" + row.id + "' repeats the row of line " +
+                          std::to_string(it->second));
+      }
+      report.rows.push_back(std::move(row));
+      report.lines.push_back(line);
+    }
+  } catch (io::error::base& e) {
+    const auto* at = dynamic_cast<const io::error::with_file_line*>(&e);
+    const int line = at && at->file_line > 0 ? masked.record_lines[static_cast<std::size_t>(at->file_line)] : 1;
+    throw ReportError(path + ":" + std::to_string(line) + ": " + describe(e));
+  }
+  return report;
+}
+
+}  // namespace mlacheck

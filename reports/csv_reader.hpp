@@ -1,0 +1,23 @@
+#pragma once
+// Reads report.csv back (diff, merge, the final JUnit and HTML reports, resuming a run).
+#include <string>
+#include <vector>
+
+#include "harness/case_result.hpp"
+
+namespace mlacheck {
+
+struct CsvReport {
+  std::string path;
+  std::vector<CaseResult> rows;
+  std::vector<int> lines;  // the line each row starts on, for messages that point at a row
+};
+
+// Reads a report written by CsvReportWriter; columns may come in any order. Throws ReportError
+// naming "path:line" and the reason for a file that cannot be read, is not UTF-8, lacks or
+// changes a header column, has a row with the wrong number of fields, an unclosed quote or a
+// value that does not parse, repeats an id, or ends in a row without its line end (the run was
+// killed while writing it). Fields the CSV does not carry (norms, worst index) read as zero.
+CsvReport read_csv_report(const std::string& path);
+
+}  // namespace mlacheck

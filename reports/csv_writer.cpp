@@ -1,0 +1,93 @@
+#include "reports/csv_writer.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "reports/report_columns.hpp"
+#include "reports/report_error.hpp"
+#include "reports/report_text.hpp"
+
+namespace mlacheck {
+
+namespace {
+
+// RFC 4180: a field holding a comma, a quote or a line break is quoted, its quotes doubled.
+void append_field(std::string& line, std::string_view raw) {
+  const std::string text = to_report_text(raw);
+  if (!line.empty()) line += ',';
+  if (text.find_first_of(",\"\r\n") == std::string::npos) {
+    line += text;
+    return;
+  }
+  line += '"';
+  for (char c : text) {
+    if (c == '"') line += '"';
+    line += c;
+  }
+  line += '"';
+}
+
+void append_tensor(std::string& line, const ComparedTensor* t) {
+  if (t == nullptr) {
+    for (std::size_t i = 0; i < kTensorMetrics.size(); ++i) append_field(line, "");
+    return;
+  }
+  const CompareStats& s = t->stats;
+  for (const std::string& field :
+       {format_number(s.max_abs_err), format_number(s.max_rel_err), format_number(s.rms_rel_err),
+        format_number(s.cosine), std::to_string(s.mismatches), std::to_string(s.nonfinite),
+        std::to_string(s.unwritten), std::to_string(s.total), format_number(t->tol.abs), format_number(t->tol.rel),
+        format_number(t->tol.rms), t->tol.rule}) {
+    append_field(line, field);
+  }
+}
+
+}  // namespace
+
+std::string csv_record(const CaseResult& row) {
+  std::string line;
+  for (std::string_view field :
+       {std::string_view(row.id), std::string_view(row.op), std::string_view(row.repro), std::string_view(row.backend),
+        std::string_view(row.device), std::string_view(row.path), std::string_view(row.faults), to_string(row.state),
+        std::string_view(row.reason)}) {
+    append_field(line, field);
+  }
+  for (const ComparedTensor* t : tensors_by_group(row)) append_tensor(line, t);
+  append_field(line, row.canaries);
+  append_field(line, std::to_string(row.num_splits));
+  append_field(line, format_number(row.reference_ms));
+  append_field(line, format_number(row.device_ms));
+  append_field(line, format_number(row.wall_ms));
+  line += '\n';
+  return line;
+}
+
+CsvReportWriter::CsvReportWriter(std::string path) : path_(std::move(path)), file_(std::fopen(path_.c_str(), "wb")) {
+  if (!file_) throw ReportError("cannot create " + path_ + ": " + std::strerror(errno));
+  std::string header;
+  for (const std::string& name : report_columns()) append_field(header, name);
+  write(header + '\n');
+}
+
+void CsvReportWriter::append(const CaseResult& row) { write(csv_record(row)); }
+
+void CsvReportWriter::write(const std::string& text) {
+  if (std::fwrite(text.data(), 1, text.size(), file_.get()) != text.size() || std::fflush(file_.get()) != 0) {
+    throw ReportError("cannot write " + path_ + ": " + std::strerror(errno));
+  }
+}
+
+void write_csv_report(const std::string& path, std::span<const CaseResult> rows) {
+  const std::string partial = path + ".partial";
+  {
+    CsvReportWriter w(partial);
+    for (const CaseResult& r : rows) w.append(r);
+  }
+  std::error_code ec;
+  std::filesystem::rename(partial, path, ec);
+  if (ec) throw ReportError("cannot write " + path + ": " + ec.message());
+}
+
+}  // namespace mlacheck

@@ -1,0 +1,44 @@
+#pragma once
+// The columns of report.csv, in order, and how a row's tensors map onto them. The names are a
+// published interface (docs/report-columns.md): scripts and dashboards read them, so a change
+// here is a format change.
+#include <array>
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/case_result.hpp"
+
+namespace mlacheck {
+
+inline constexpr std::array<std::string_view, 9> kLeadingColumns = {
+    "id", "op", "repro", "backend", "device", "path", "faults", "state", "reason"};
+
+// One group of columns per tensor name. mla_decode rows fill O and LSE, kv_gather rows K and V;
+// a column always means one tensor, so a plot of o_rms_rel_err never mixes outputs of two ops.
+inline constexpr std::array<std::string_view, 4> kTensorGroups = {"O", "LSE", "K", "V"};
+inline constexpr std::array<std::string_view, 12> kTensorMetrics = {
+    "max_abs_err", "max_rel_err", "rms_rel_err", "cosine", "mismatches", "nonfinite",
+    "unwritten",   "total",       "tol_abs",     "tol_rel", "tol_rms",   "tol_rule"};
+
+inline constexpr std::array<std::string_view, 5> kTrailingColumns = {
+    "canaries", "num_splits", "reference_ms", "device_ms", "wall_ms"};
+
+inline constexpr std::size_t kReportColumnCount =
+    kLeadingColumns.size() + kTensorGroups.size() * kTensorMetrics.size() + kTrailingColumns.size();
+
+// Every column name in file order: "id", ..., "o_max_abs_err", ..., "v_tol_rule", ..., "wall_ms".
+const std::array<std::string, kReportColumnCount>& report_columns();
+
+// "o_", "lse_", "k_", "v_".
+std::string column_prefix(std::string_view group);
+
+// The tensor of `row` shown in each group's columns (nullptr for an empty group). A tensor
+// belongs to the group its name starts with ("O" and "O (P rounded)" both to O). When a group
+// has several (the oracle self-check compares with and without rounding P), it shows the one
+// that breaks its tolerance, else the one with the larger rms_rel_err: a report row never looks
+// better than the check was. Throws ReportError for a tensor of no group.
+std::array<const ComparedTensor*, kTensorGroups.size()> tensors_by_group(const CaseResult& row);
+
+}  // namespace mlacheck
