@@ -10,6 +10,7 @@
 #include "cli/mutate_command.hpp"
 #include "cli/run_command.hpp"
 #include "cli/scenarios_command.hpp"
+#include "cli/worker_command.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"mlacheck: verifies MLA decode backends against a CPU oracle"};
@@ -25,6 +26,8 @@ int main(int argc, char** argv) {
   mlacheck::cli::add_scenarios_command(app, scenarios_options);
   mlacheck::cli::MutateOptions mutate_options;
   mlacheck::cli::add_mutate_command(app, mutate_options);
+  mlacheck::cli::WorkerOptions worker_options;
+  mlacheck::cli::add_worker_command(app, worker_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -37,6 +40,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("merge")) return mlacheck::cli::run_merge(merge_options);
     if (app.got_subcommand("scenarios")) return mlacheck::cli::run_scenarios(scenarios_options);
     if (app.got_subcommand("mutate")) return mlacheck::cli::run_mutate(mutate_options);
+    if (app.got_subcommand("worker")) return mlacheck::cli::run_worker(worker_options);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mlacheck: error: %s\n", e.what());
     return 2;

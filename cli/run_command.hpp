@@ -1,20 +1,28 @@
 #pragma once
-// `mlacheck run`: the main job. The oracle self-checks, then every device case of the sweep (or
-// one case given as a repro string), one row each, optionally written to a report folder; exit
-// status 1 when any case FAILED or ERRORED.
+// `mlacheck run`: the main job. The oracle self-checks, every scenario, the default sweep and a
+// property sweep (or the one case of --case), run by worker processes on every visible GPU under
+// a supervisor, one row each, written to a report folder as each case ends; exit status 1 when
+// any case FAILED or ERRORED.
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace mlacheck::cli {
 
 struct RunOptions {
-  std::string case_repro;  // --case: run this one case alone
-  std::uint64_t seed = 1;  // --seed: seeds every generated case
-  int device = 0;          // --device: GPU index
-  bool verbose = false;    // --verbose: print the repro and tolerance rule of every row
-  std::string out_dir;     // --out: write report.csv (a row as each case ends), junit.xml, report.html
+  std::string case_repro;     // --case: run this one case alone
+  std::uint64_t seed = 1;     // --seed: seeds every generated case
+  int property_cases = 64;    // --property-cases: size of the property sweep
+  std::optional<int> device;  // --device: one GPU index; default every visible GPU
+  bool verbose = false;       // --verbose: print the repro and tolerance rule of every row
+  std::string out_dir;        // --out: write report.csv (a row as each case ends), junit.xml, report.html
+  bool resume = false;        // --resume: keep the rows of --out's report.csv and run the rest
+  std::optional<std::string> shard;  // --shard i/n
+  std::string scenarios_file;        // --scenarios: the scenario table ("" for the default)
+  double timeout_base_s = 120.0;     // --timeout: the watchdog's base limit per case
+  std::size_t lookahead = 4;         // --lookahead: cases whose oracle runs ahead of the GPU
 };
 
 void add_run_command(CLI::App& app, RunOptions& options);

@@ -24,6 +24,9 @@ struct CaseResult {
   double reference_ms = 0.0;
   double device_ms = 0.0;
   double wall_ms = 0.0;
+  // Not reported: the GPU context is unusable after this case (a sticky fault), so the process
+  // that ran it must not run another (the worker exits and the supervisor starts a fresh one).
+  bool device_lost = false;
 };
 
 }  // namespace mlacheck

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <unordered_map>
@@ -185,10 +186,34 @@ bool read_row(Parser& parser, Fields& fields, std::index_sequence<I...>) {
   return parser.read_row(fields[I]...);
 }
 
+// Offset just past the last line end that ends a record (not one inside a quoted field).
+std::size_t end_of_last_record(const std::string& text) {
+  std::size_t end = 0;
+  bool quoted = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '"') quoted = !quoted;
+    if (text[i] == '\n' && !quoted) end = i + 1;
+  }
+  return end;
+}
+
 }  // namespace
 
-CsvReport read_csv_report(const std::string& path) {
+CsvReport read_csv_report(const std::string& path) { return parse_csv_report(path, read_file(path)); }
+
+CsvReport recover_csv_report(const std::string& path) {
   std::string text = read_file(path);
+  const std::size_t keep = end_of_last_record(text);
+  if (keep < text.size()) {
+    text.resize(keep);
+    std::error_code ec;
+    std::filesystem::resize_file(path, keep, ec);
+    if (ec) throw ReportError("cannot cut the torn last row of " + path + ": " + ec.message());
+  }
+  return parse_csv_report(path, std::move(text));
+}
+
+CsvReport parse_csv_report(const std::string& path, std::string text) {
   if (const auto bad = first_invalid_utf8(text)) {
     throw ReportError(path + ":" + std::to_string(line_of_offset(text, *bad)) + ": not UTF-8 text");
   }

@@ -20,4 +20,13 @@ struct CsvReport {
 // killed while writing it). Fields the CSV does not carry (norms, worst index) read as zero.
 CsvReport read_csv_report(const std::string& path);
 
+// The same for report text already in memory (a row a worker process sent); `source` names the
+// text in messages where a path would stand.
+CsvReport parse_csv_report(const std::string& source, std::string text);
+
+// For `mlacheck run --resume`: the complete rows of a report whose last row may be torn (the run
+// was killed while writing it). The torn tail is cut from the file, so appending continues from
+// the last complete row. Any other damage throws ReportError as read_csv_report does.
+CsvReport recover_csv_report(const std::string& path);
+
 }  // namespace mlacheck

@@ -64,8 +64,10 @@ std::string csv_record(const CaseResult& row) {
   return line;
 }
 
-CsvReportWriter::CsvReportWriter(std::string path) : path_(std::move(path)), file_(std::fopen(path_.c_str(), "wb")) {
-  if (!file_) throw ReportError("cannot create " + path_ + ": " + std::strerror(errno));
+CsvReportWriter::CsvReportWriter(std::string path, Mode mode)
+    : path_(std::move(path)), file_(std::fopen(path_.c_str(), mode == Mode::create ? "wb" : "ab")) {
+  if (!file_) throw ReportError("cannot open " + path_ + ": " + std::strerror(errno));
+  if (mode == Mode::append) return;
   std::string header;
   for (const std::string& name : report_columns()) append_field(header, name);
   write(header + '\n');

@@ -13,8 +13,10 @@ namespace mlacheck {
 
 class CsvReportWriter {
  public:
-  // Creates or truncates `path` and writes the header; throws ReportError when it cannot.
-  explicit CsvReportWriter(std::string path);
+  enum class Mode { create, append };
+  // create: creates or truncates `path` and writes the header. append: continues an existing
+  // report (resume), which must already hold the header. Throws ReportError when it cannot.
+  explicit CsvReportWriter(std::string path, Mode mode = Mode::create);
   // Writes `row` with one write call and flushes it; throws ReportError on a write error.
   void append(const CaseResult& row);
   const std::string& path() const { return path_; }

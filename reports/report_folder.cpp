@@ -16,8 +16,22 @@ const std::string& ReportFolder::checked(const std::string& dir) {
   return dir;
 }
 
-ReportFolder::ReportFolder(const std::string& dir)
-    : dir_(checked(dir)), csv_((std::filesystem::path(dir_) / kCsv).string()) {}
+namespace {
+
+std::vector<CaseResult> rows_to_resume(const std::string& dir, bool resume) {
+  if (!resume) return {};
+  const std::string csv = (std::filesystem::path(dir) / ReportFolder::kCsv).string();
+  if (!std::filesystem::exists(csv)) throw ReportError("--resume: " + csv + " does not exist; nothing to resume");
+  return recover_csv_report(csv).rows;
+}
+
+}  // namespace
+
+ReportFolder::ReportFolder(const std::string& dir, bool resume)
+    : dir_(checked(dir)),
+      resumed_(rows_to_resume(dir_, resume)),
+      csv_((std::filesystem::path(dir_) / kCsv).string(),
+           resume ? CsvReportWriter::Mode::append : CsvReportWriter::Mode::create) {}
 
 std::string ReportFolder::file(const char* name) const { return (std::filesystem::path(dir_) / name).string(); }
 

@@ -4,6 +4,7 @@
 // end from report.csv itself, so the three always agree and the last two can be rebuilt from
 // the CSV of any run.
 #include <string>
+#include <vector>
 
 #include "harness/case_result.hpp"
 #include "reports/csv_writer.hpp"
@@ -17,9 +18,12 @@ class ReportFolder {
   static constexpr const char* kJUnit = "junit.xml";
   static constexpr const char* kHtml = "report.html";
 
-  // `dir` must be an existing folder (a typo should not scatter reports); creates report.csv.
-  // Throws ReportError saying what is wrong with it.
-  explicit ReportFolder(const std::string& dir);
+  // `dir` must be an existing folder (a typo should not scatter reports); creates report.csv, or
+  // with `resume` continues the one there (see resume_rows()). Throws ReportError saying what is
+  // wrong with either.
+  explicit ReportFolder(const std::string& dir, bool resume = false);
+  // With resume: the rows report.csv already held (its torn last row, if any, cut off).
+  const std::vector<CaseResult>& resume_rows() const { return resumed_; }
   void append(const CaseResult& row) { csv_.append(row); }
   // Reads report.csv back and writes junit.xml and report.html from its rows.
   void finish(const HtmlReportOptions& options = {}) const;
@@ -28,6 +32,7 @@ class ReportFolder {
  private:
   static const std::string& checked(const std::string& dir);
   std::string dir_;
+  std::vector<CaseResult> resumed_;
   CsvReportWriter csv_;
 };
 

@@ -1,0 +1,91 @@
+#include "cli/run_plan.hpp"
+
+#include <rapidcheck.h>
+
+#include <set>
+#include <stdexcept>
+
+#include "core/gather_problem.hpp"
+#include "core/mla_problem.hpp"
+#include "harness/default_sweep.hpp"
+#include "harness/oracle_self_check.hpp"
+#include "properties/support/gather_problem_gen.hpp"
+#include "properties/support/mla_problem_gen.hpp"
+#include "scenarios/scenario.hpp"
+
+namespace mlacheck::cli {
+
+namespace {
+
+bool is_gather(const std::string& repro) { return repro.rfind("kv_gather:", 0) == 0; }
+
+std::string repro_of(const scenarios::ScenarioProblem& p) {
+  return std::visit([](const auto& problem) { return to_repro(problem); }, p);
+}
+
+// Draws `count` problems from the property generators, sizes growing as rapidcheck's do, one
+// gather case in eight; deterministic from the seed.
+std::vector<RunCase> property_sweep(std::uint64_t seed, int count) {
+  std::vector<RunCase> out;
+  rc::Random random(seed);
+  for (int i = 0; i < count; ++i) {
+    const int size = count > 1 ? i * 100 / (count - 1) : 50;
+    const rc::Random draw = random.split();
+    std::string repro;
+    if (i % 8 == 7) {
+      KvGatherProblem p = gen_kv_gather_problem()(draw, size).value();
+      p.name = "sweep-" + std::to_string(i);
+      repro = to_repro(p);
+    } else {
+      MlaDecodeProblem p = gen_mla_decode_problem()(draw, size).value();
+      p.name = "sweep-" + std::to_string(i);
+      repro = to_repro(p);
+    }
+    out.push_back({"sweep-" + std::to_string(i), RunCase::Kind::device, repro, 0.0});
+  }
+  return out;
+}
+
+}  // namespace
+
+double case_timeout_s(const std::string& repro, double base_s) {
+  if (is_gather(repro)) return base_s;
+  const MlaDecodeProblem p = parse_mla_decode(repro);
+  double work = 0.0;
+  for (int r = 0; r < batch(p); ++r) work += static_cast<double>(p.kv_lens[r]) * p.q_lens[r];
+  return base_s + 4e-9 * work * padded_heads(p) * lk(p);
+}
+
+std::vector<RunCase> build_run_plan(const RunPlanOptions& options) {
+  std::vector<RunCase> plan;
+  if (!options.case_repro.empty()) {
+    // Parse now: a malformed repro string is reported before any process starts.
+    const std::string id = is_gather(options.case_repro) ? parse_kv_gather(options.case_repro).name
+                                                         : parse_mla_decode(options.case_repro).name;
+    plan.push_back({id, RunCase::Kind::device, options.case_repro, 0.0});
+  } else {
+    for (const MlaDecodeProblem& p : oracle_self_check_problems(options.seed)) {
+      plan.push_back({p.name, RunCase::Kind::oracle_self_check, to_repro(p), 0.0});
+    }
+    if (!options.scenarios_file.empty()) {
+      for (const scenarios::Scenario& s : scenarios::load_scenarios(options.scenarios_file)) {
+        plan.push_back({"scenario." + s.id, RunCase::Kind::device, repro_of(s.problem), 0.0});
+      }
+    }
+    for (const MlaDecodeProblem& p : default_mla_sweep(options.seed)) {
+      plan.push_back({p.name, RunCase::Kind::device, to_repro(p), 0.0});
+    }
+    for (const KvGatherProblem& p : default_gather_sweep(options.seed)) {
+      plan.push_back({p.name, RunCase::Kind::device, to_repro(p), 0.0});
+    }
+    for (RunCase& c : property_sweep(options.seed, options.property_cases)) plan.push_back(std::move(c));
+  }
+  std::set<std::string> ids;
+  for (RunCase& c : plan) {
+    if (!ids.insert(c.id).second) throw std::logic_error("run plan: case id '" + c.id + "' appears twice");
+    c.timeout_s = case_timeout_s(c.repro, options.timeout_base_s);
+  }
+  return plan;
+}
+
+}  // namespace mlacheck::cli

@@ -1,0 +1,64 @@
+// The supervisor/worker protocol: case lines and row frames survive the trip, partial frames
+// wait for the rest, garbage is refused.
+#include <gtest/gtest.h>
+
+#include "cli/worker_protocol.hpp"
+
+namespace mlacheck::cli {
+namespace {
+
+CaseResult sample_row() {
+  CaseResult row;
+  row.id = "dsv3.decode.0";
+  row.op = "mla_decode";
+  row.repro = "mla_decode:name=dsv3.decode.0;heads=128;kv=4096*8";
+  row.backend = "hip";
+  row.state = ResultState::failed;
+  row.reason = "O: 3 of 65536 elements, \"quoted\"\nand a second line";
+  Tolerance tol{1e-3, 2e-3, 4e-3, "rule, with a comma"};
+  CompareStats stats;
+  stats.total = 65536;
+  stats.mismatches = 3;
+  stats.max_abs_err = 0.125;
+  row.tensors = {{"O", stats, tol}};
+  row.canaries = "ok";
+  row.device_ms = 1.5;
+  return row;
+}
+
+TEST(WorkerProtocol, CaseLineRoundTrips) {
+  const RunCase c{"x", RunCase::Kind::oracle_self_check, "mla_decode:name=x;heads=16", 12.0};
+  const CaseLine back = decode_case_line(encode_case_line(7, c).substr(0, encode_case_line(7, c).size() - 1));
+  EXPECT_EQ(back.index, 7u);
+  EXPECT_EQ(back.run_case.kind, RunCase::Kind::oracle_self_check);
+  EXPECT_EQ(back.run_case.repro, c.repro);
+  EXPECT_THROW(decode_case_line("7\tdevice"), std::invalid_argument);
+  EXPECT_THROW(decode_case_line("seven\tdevice\tmla_decode:"), std::invalid_argument);
+  EXPECT_THROW(decode_case_line("7\tgpu\tmla_decode:"), std::invalid_argument);
+}
+
+TEST(WorkerProtocol, RowFramesArriveWholeOrWait) {
+  const std::string two = encode_row_frame(3, sample_row()) + encode_row_frame(4, sample_row());
+  std::string buffer = two.substr(0, two.size() - 5);  // the second frame cut short
+  auto frames = take_row_frames(buffer);
+  ASSERT_EQ(frames.size(), 1u);
+  EXPECT_EQ(frames[0].index, 3u);
+  EXPECT_EQ(frames[0].row.reason, sample_row().reason);
+  EXPECT_EQ(frames[0].row.state, ResultState::failed);
+  ASSERT_EQ(frames[0].row.tensors.size(), 1u);
+  EXPECT_EQ(frames[0].row.tensors[0].stats.mismatches, 3u);
+  EXPECT_EQ(frames[0].row.tensors[0].tol.rule, "rule, with a comma");
+  buffer += two.substr(two.size() - 5);
+  frames = take_row_frames(buffer);
+  ASSERT_EQ(frames.size(), 1u);
+  EXPECT_EQ(frames[0].index, 4u);
+  EXPECT_TRUE(buffer.empty());
+}
+
+TEST(WorkerProtocol, GarbageIsRefused) {
+  std::string buffer = "hello world\n";
+  EXPECT_THROW(take_row_frames(buffer), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace mlacheck::cli

@@ -1,0 +1,103 @@
+#include "cli/worker_command.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/worker_protocol.hpp"
+#include "core/gather_problem.hpp"
+#include "core/mla_problem.hpp"
+#include "harness/case_prefetch.hpp"
+#include "harness/oracle_self_check.hpp"
+
+namespace mlacheck::cli {
+
+namespace {
+
+void write_all(int fd, const std::string& bytes) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n <= 0) {
+      std::cerr << "mlacheck worker: the supervisor stopped listening\n";
+      std::_Exit(1);
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+bool env_names(const char* var, const std::string& id) {
+  const char* v = std::getenv(var);
+  return v != nullptr && id == v;
+}
+
+// The deliberate breakages of worker_command.hpp, for the supervisor's tests.
+void break_on_purpose(const std::string& id) {
+  if (env_names("MLACHECK_TEST_CRASH_CASE", id)) std::abort();
+  if (env_names("MLACHECK_TEST_HANG_CASE", id)) {
+    while (true) std::this_thread::sleep_for(std::chrono::hours(1));
+  }
+}
+
+SweepCase to_sweep_case(const std::string& repro) {
+  if (repro.rfind("kv_gather:", 0) == 0) return parse_kv_gather(repro);
+  return parse_mla_decode(repro);
+}
+
+}  // namespace
+
+void add_worker_command(CLI::App& app, WorkerOptions& options) {
+  CLI::App* cmd = app.add_subcommand("worker", "Runs cases for a `mlacheck run` supervisor (internal)");
+  cmd->group("");  // hidden from --help: users never start it themselves
+  cmd->add_option("--device", options.device, "GPU index");
+  cmd->add_option("--result-fd", options.result_fd, "File descriptor for the row frames");
+  cmd->add_option("--lookahead", options.lookahead, "Cases prepared ahead of the device");
+}
+
+int run_worker(const WorkerOptions& options) {
+  std::vector<CaseLine> lines;
+  for (std::string line; std::getline(std::cin, line);) {
+    if (!line.empty()) lines.push_back(decode_case_line(line));
+  }
+  // Oracle self-checks need no device; device cases share one backend.
+  std::vector<std::size_t> device_lines;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const CaseLine& c = lines[i];
+    if (c.run_case.kind == RunCase::Kind::device) {
+      device_lines.push_back(i);
+      continue;
+    }
+    CaseResult row = run_oracle_self_check(parse_mla_decode(c.run_case.repro));
+    break_on_purpose(row.id);
+    write_all(options.result_fd, encode_row_frame(c.index, row));
+  }
+  if (device_lines.empty()) return 0;
+
+  BackendOrReason hip = make_hip_backend(options.device);
+  std::vector<SweepCase> cases;
+  for (std::size_t i : device_lines) cases.push_back(to_sweep_case(lines[i].run_case.repro));
+  bool device_lost = false;
+  // A lost device ends the run after its row: the remaining rows would all be errors of the
+  // dead context, not of their cases. Throwing out of the callback stops run_cases.
+  struct DeviceLost {};
+  try {
+    run_cases(cases, hip.backend.get(), hip.reason, {}, PrefetchOptions{options.lookahead},
+              [&](std::size_t k, CaseResult row) {
+                break_on_purpose(row.id);
+                write_all(options.result_fd, encode_row_frame(lines[device_lines[k]].index, row));
+                if (row.device_lost) {
+                  device_lost = true;
+                  throw DeviceLost{};
+                }
+              });
+  } catch (const DeviceLost&) {
+  }
+  return device_lost ? kWorkerExitDeviceLost : 0;
+}
+
+}  // namespace mlacheck::cli

@@ -1,0 +1,86 @@
+#include "cli/worker_protocol.hpp"
+
+#include <charconv>
+#include <stdexcept>
+
+#include "reports/csv_reader.hpp"
+#include "reports/csv_writer.hpp"
+#include "reports/report_columns.hpp"
+
+namespace mlacheck::cli {
+
+namespace {
+
+std::size_t parse_index(std::string_view text, const char* what) {
+  std::size_t v = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size()) {
+    throw std::invalid_argument(std::string(what) + ": '" + std::string(text) + "' is not a number");
+  }
+  return v;
+}
+
+const std::string& csv_header() {
+  static const std::string header = [] {
+    std::string h;
+    for (const std::string& name : report_columns()) h += (h.empty() ? "" : ",") + name;
+    return h + "\n";
+  }();
+  return header;
+}
+
+}  // namespace
+
+std::string encode_case_line(std::size_t index, const RunCase& c) {
+  return std::to_string(index) + "\t" + (c.kind == RunCase::Kind::oracle_self_check ? "oracle" : "device") + "\t" + c.repro + "\n";
+}
+
+CaseLine decode_case_line(const std::string& line) {
+  std::vector<std::string_view> parts;
+  std::string_view rest = line;
+  for (int i = 0; i < 2; ++i) {
+    const std::size_t tab = rest.find('\t');
+    if (tab == std::string_view::npos) throw std::invalid_argument("worker case line has too few fields: " + line);
+    parts.push_back(rest.substr(0, tab));
+    rest = rest.substr(tab + 1);
+  }
+  CaseLine out;
+  out.index = parse_index(parts[0], "worker case line index");
+  if (parts[1] == "oracle") {
+    out.run_case.kind = RunCase::Kind::oracle_self_check;
+  } else if (parts[1] != "device") {
+    throw std::invalid_argument("worker case line: unknown kind '" + std::string(parts[1]) + "'");
+  }
+  out.run_case.repro = std::string(rest);
+  return out;
+}
+
+std::string encode_row_frame(std::size_t index, const CaseResult& row) {
+  const std::string csv = csv_header() + csv_record(row);
+  return "row " + std::to_string(index) + " " + std::to_string(csv.size()) + "\n" + csv;
+}
+
+std::vector<RowFrame> take_row_frames(std::string& buffer) {
+  std::vector<RowFrame> frames;
+  std::size_t pos = 0;
+  while (true) {
+    const std::size_t eol = buffer.find('\n', pos);
+    if (eol == std::string::npos) break;
+    const std::string_view head(buffer.data() + pos, eol - pos);
+    const std::size_t space = head.find(' ', 4);
+    if (head.substr(0, 4) != "row " || space == std::string_view::npos) {
+      throw std::runtime_error("worker sent something that is not a row frame: '" + std::string(head.substr(0, 60)) + "'");
+    }
+    const std::size_t index = parse_index(head.substr(4, space - 4), "row frame index");
+    const std::size_t bytes = parse_index(head.substr(space + 1), "row frame size");
+    if (buffer.size() - (eol + 1) < bytes) break;  // the rest has not arrived yet
+    CsvReport report = parse_csv_report("worker row " + std::to_string(index), buffer.substr(eol + 1, bytes));
+    if (report.rows.size() != 1) throw std::runtime_error("worker row frame does not hold exactly one row");
+    frames.push_back({index, std::move(report.rows.front())});
+    pos = eol + 1 + bytes;
+  }
+  buffer.erase(0, pos);
+  return frames;
+}
+
+}  // namespace mlacheck::cli

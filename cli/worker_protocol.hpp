@@ -1,0 +1,35 @@
+#pragma once
+// What a `mlacheck run` supervisor and its worker processes say to each other.
+//   supervisor -> worker (stdin, then closed):  <index>\t<oracle|device>\t<repro>\n
+//   worker -> supervisor (the result fd):       row <index> <bytes>\n<report CSV: header + one record>
+// Repro strings hold no tabs or line breaks; a row travels as report CSV so that every field a
+// report carries survives the trip exactly as it will be written.
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/run_plan.hpp"
+#include "harness/case_result.hpp"
+
+namespace mlacheck::cli {
+
+std::string encode_case_line(std::size_t index, const RunCase& c);
+struct CaseLine {
+  std::size_t index = 0;
+  RunCase run_case;
+};
+// Throws std::invalid_argument for a line that is not one encode_case_line wrote.
+CaseLine decode_case_line(const std::string& line);
+
+std::string encode_row_frame(std::size_t index, const CaseResult& row);
+
+struct RowFrame {
+  std::size_t index = 0;
+  CaseResult row;
+};
+// Takes every complete frame off the front of `buffer` (bytes read so far); a partial frame
+// stays for the next read. Throws std::runtime_error for bytes that are no frame.
+std::vector<RowFrame> take_row_frames(std::string& buffer);
+
+}  // namespace mlacheck::cli
