@@ -2,10 +2,11 @@
 
 #include <stdexcept>
 
+#include "device/backend/decode_path.hpp"
+#include "device/backend/decode_steps.hpp"
 #include "device/backend/gpu_timer.hpp"
 #include "device/backend/guarded_buffers.hpp"
 #include "device/backend/tensor_codec.hpp"
-#include "device/kernels/split_kv_decode.hpp"
 #include "device/layout/launchers.hpp"
 
 namespace mlacheck {
@@ -39,11 +40,12 @@ void check_input_sizes(const MlaDecodeProblem& p, const MlaDecodeInputs& in, con
 
 std::optional<std::string> mla_decode_memory_shortfall(const MlaDecodeProblem& p, const DeviceInfo& info) {
   const Sizes s = sizes_of(p);
-  const std::size_t splits = static_cast<std::size_t>(kernels::split_kv_num_splits(p, info.compute_units));
+  const bool persistent = choose_decode_path(p, info.compute_units).path == DecodePath::persistent;
   const std::size_t qb = storage_bytes(p.q_dtype), ob = storage_bytes(p.o_dtype);
   const std::size_t bytes = s.tokens * (s.heads + s.padded) * s.lk * qb +
                             static_cast<std::size_t>(p.num_blocks) * p.block_size * s.lk * storage_bytes(p.kv_dtype) +
-                            (s.kv_tokens + 4 * s.batch) * 4 + s.tokens * s.padded * splits * (s.lv + 1) * 4 +
+                            (s.kv_tokens + 4 * s.batch) * 4 +
+                            (persistent ? persistent_workspace_bytes(p, info) : split_kv_workspace_bytes(p, info)) +
                             s.tokens * (s.heads + s.padded) * (s.lv * ob + 4);
   // Leave room for the runtime, guards and other processes on the device.
   if (bytes > info.global_memory_bytes / 10 * 8) {
@@ -57,9 +59,7 @@ MlaDecodeRun run_mla_decode_pipeline(const MlaDecodeProblem& p, const MlaDecodeI
                                      const FaultSet& faults) {
   const Sizes s = sizes_of(p);
   check_input_sizes(p, in, s);
-  const int num_splits = kernels::split_kv_num_splits(p, info.compute_units);
-  const kernels::SplitKvShape shape = kernels::split_kv_shape(p, num_splits);
-  const kernels::SplitKvWorkspace ws = kernels::split_kv_workspace(shape);
+  const DecodePathChoice path = choose_decode_path(p, info.compute_units);
   const bool padding = padded_heads(p) != heads(p);
 
   GuardedBuffers bufs;
@@ -77,12 +77,21 @@ MlaDecodeRun run_mla_decode_pipeline(const MlaDecodeProblem& p, const MlaDecodeI
   DeviceBuffer& kv_ptr = bufs.indices("kv_indptr", s.batch + 1);
   DeviceBuffer& kv_idx = bufs.indices("kv_indices", s.kv_tokens);
   DeviceBuffer* q_padded = padding ? &bufs.output("q_padded", p.q_dtype, s.tokens * s.padded * s.lk) : &q;
-  DeviceBuffer& part_o = bufs.output("partial_o", DType::f32, ws.partial_o_floats);
-  DeviceBuffer& part_lse = bufs.output("partial_lse", DType::f32, ws.partial_lse_floats);
   DeviceBuffer& o = bufs.output("o", p.o_dtype, s.tokens * s.heads * s.lv);
   DeviceBuffer& lse = bufs.output("lse", DType::f32, s.tokens * s.heads);
   DeviceBuffer* o_padded = padding ? &bufs.output("o_padded", p.o_dtype, s.tokens * s.padded * s.lv) : &o;
   DeviceBuffer* lse_padded = padding ? &bufs.output("lse_padded", DType::f32, s.tokens * s.padded) : &lse;
+
+  DecodeIo io;
+  io.q = q_padded->data();
+  io.kv_cache = kv.data();
+  io.kv_indices = kv_idx.as<std::int32_t>();
+  io.kv_indptr = kv_ptr.as<std::int32_t>();
+  io.qo_indptr = qo_ptr.as<std::int32_t>();
+  io.o = o_padded->data();
+  io.lse = lse_padded->as<float>();
+  const PreparedDecode decode = path.path == DecodePath::persistent ? prepare_persistent_decode(p, info, io, bufs)
+                                                                    : prepare_split_kv_decode(p, info, io, bufs);
 
   GpuTimer timer;
   timer.start();
@@ -91,18 +100,7 @@ MlaDecodeRun run_mla_decode_pipeline(const MlaDecodeProblem& p, const MlaDecodeI
       p, layout::PageIndexBuffers{table.as<std::int32_t>(), in.block_table_stride, lens.as<std::int32_t>(),
                                   kv_ptr.as<std::int32_t>(), kv_idx.as<std::int32_t>()},
       nullptr, faults);
-  kernels::SplitKvArgs args;
-  args.shape = shape;
-  args.q = q_padded->data();
-  args.kv_cache = kv.data();
-  args.kv_indices = kv_idx.as<std::int32_t>();
-  args.kv_indptr = kv_ptr.as<std::int32_t>();
-  args.qo_indptr = qo_ptr.as<std::int32_t>();
-  args.partial_o = part_o.as<float>();
-  args.partial_lse = part_lse.as<float>();
-  args.o = o_padded->data();
-  args.lse = lse_padded->as<float>();
-  kernels::launch_mla_decode_split_kv(args, nullptr);
+  decode.enqueue();
   if (padding) {
     layout::launch_unpad_o_heads(p, o_padded->data(), o.data(), nullptr);
     layout::launch_unpad_lse_heads(p, lse_padded->as<float>(), lse.as<float>(), nullptr);
@@ -110,9 +108,9 @@ MlaDecodeRun run_mla_decode_pipeline(const MlaDecodeProblem& p, const MlaDecodeI
 
   MlaDecodeRun run;
   run.diag.device_ms = timer.stop_ms();
-  run.diag.path = "split_kv";
-  run.diag.path_reason = p.path == DecodePath::split_kv ? "requested" : "the only path in this build";
-  run.diag.num_splits = num_splits;
+  run.diag.path = std::string(to_string(path.path));
+  run.diag.path_reason = path.reason;
+  run.diag.num_splits = decode.work_count;
   run.diag.broken_canaries = bufs.broken_canaries();
 
   DecodedTensor o_host = decode_tensor(p.o_dtype, o.download<std::byte>());

@@ -1,7 +1,11 @@
 #pragma once
 // The mla_decode pipeline of the hip backend, as upstream's ROCm path runs it:
 //   head padding (q to padded_heads) -> page-index expansion (block table to per-token slots)
-//   -> split-KV decode (stage 1 partials, stage 2 log-sum-exp merge) -> un-padding of O and LSE.
+//   -> the decode path (decode_path.hpp chooses):
+//        split-KV: stage 1 partials, stage 2 log-sum-exp merge; or
+//        persistent: host plan (build_metadata) uploaded as six guarded buffers, persistent
+//        kernel over the resident block slots, log-sum-exp reduce of split tiles
+//   -> un-padding of O and LSE.
 #include <optional>
 #include <string>
 

@@ -4,8 +4,8 @@
 
 #include <stdexcept>
 #include <string>
-#include <type_traits>
 
+#include "device/kernels/kernel_dispatch.hpp"
 #include "device/kernels/split_kv_merge_kernel.hpp"
 #include "device/kernels/split_kv_partial_kernel.hpp"
 #include "device/platform/gpu_check.hpp"
@@ -13,55 +13,6 @@
 namespace mlacheck::kernels {
 
 namespace {
-
-template <class T>
-struct TypeTag {
-  using type = T;
-};
-
-[[noreturn]] void unreachable_dtype(const char* what, DType t) {
-  // split_kv_unsupported() refuses these first; reaching here is a bug in that check.
-  throw std::logic_error(std::string("split-KV dispatch: no kernel for ") + what + "=" + std::string(to_string(t)));
-}
-
-// q and O: bf16 or f16.
-template <class F>
-void with_16bit_type(const char* what, DType t, F&& f) {
-  switch (t) {
-    case DType::bf16: return f(TypeTag<bf16_t>{});
-    case DType::f16: return f(TypeTag<f16_t>{});
-    default: unreachable_dtype(what, t);
-  }
-}
-
-template <class F>
-void with_kv_type(DType t, F&& f) {
-  switch (t) {
-    case DType::bf16: return f(TypeTag<bf16_t>{});
-    case DType::f16: return f(TypeTag<f16_t>{});
-    case DType::fp8_e4m3fn: return f(TypeTag<fp8_e4m3fn_t>{});
-    case DType::fp8_e4m3fnuz: return f(TypeTag<fp8_e4m3fnuz_t>{});
-    default: unreachable_dtype("kv_dtype", t);
-  }
-}
-
-template <class F>
-void with_value_tile(int tile, F&& f) {
-  switch (tile) {
-    case 16: return f(std::integral_constant<int, 16>{});
-    case 32: return f(std::integral_constant<int, 32>{});
-    case 64: return f(std::integral_constant<int, 64>{});
-    case 128: return f(std::integral_constant<int, 128>{});
-    case 256: return f(std::integral_constant<int, 256>{});
-    case 512: return f(std::integral_constant<int, 512>{});
-    default: throw std::logic_error("split-KV dispatch: no kernel for value tile " + std::to_string(tile));
-  }
-}
-
-// 16-byte loads need 16-byte rows and a 16-byte aligned base.
-bool rows_vector_loadable(const void* base, int row_elems, DType t) {
-  return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && std::size_t(row_elems) * storage_bytes(t) % 16 == 0;
-}
 
 void require_pointer(const void* ptr, const char* name) {
   if (ptr == nullptr) throw std::invalid_argument(std::string("split-KV MLA decode: ") + name + " is null");
@@ -82,11 +33,10 @@ void launch_mla_decode_split_kv(const SplitKvArgs& a, StreamHandle stream_handle
   require_pointer(a.o, "o");
   require_pointer(a.lse, "lse");
   const auto stream = static_cast<hipStream_t>(stream_handle);
-  const int lk = s.lv + s.rope;
 
   PartialParams partial{};
+  partial.tile = head_tile_params(a.q, s.q_dtype, a.kv_cache, s.kv_dtype, s.lv, s.rope, s.scale, s.kv_scale);
   partial.q = a.q;
-  partial.kv = a.kv_cache;
   partial.kv_indices = a.kv_indices;
   partial.kv_indptr = a.kv_indptr;
   partial.qo_indptr = a.qo_indptr;
@@ -94,14 +44,7 @@ void launch_mla_decode_split_kv(const SplitKvArgs& a, StreamHandle stream_handle
   partial.partial_lse = a.partial_lse;
   partial.batch = s.batch;
   partial.padded_heads = s.padded_heads;
-  partial.lv = s.lv;
-  partial.rope = s.rope;
-  partial.rope_tile = rope_tile_width(s.rope);
   partial.num_splits = s.num_splits;
-  partial.score_scale = s.scale * s.kv_scale;
-  partial.value_scale = s.kv_scale;
-  partial.q_vector = rows_vector_loadable(a.q, lk, s.q_dtype);
-  partial.kv_vector = rows_vector_loadable(a.kv_cache, lk, s.kv_dtype);
 
   const int head_tiles = s.padded_heads / kHeadTile;
   const dim3 partial_grid(static_cast<unsigned>(s.total_q_tokens * head_tiles), static_cast<unsigned>(s.num_splits));
@@ -111,7 +54,7 @@ void launch_mla_decode_split_kv(const SplitKvArgs& a, StreamHandle stream_handle
         using Q = typename decltype(q_tag)::type;
         using KV = typename decltype(kv_tag)::type;
         split_kv_partial_kernel<Q, KV, decltype(value_tile)::value>
-            <<<partial_grid, kPartialThreads, 0, stream>>>(partial);
+            <<<partial_grid, kHeadTileThreads, 0, stream>>>(partial);
       });
     });
   });

@@ -1,0 +1,40 @@
+#pragma once
+// The attention step of the mla_decode pipeline, one per path. A step is prepared before the timed
+// region -- its workspace allocated (guarded, poisoned), the persistent plan built on the host and
+// uploaded -- and enqueued inside it, so device time covers kernels only.
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+
+#include "core/mla_problem.hpp"
+#include "device/backend/guarded_buffers.hpp"
+#include "device/platform/device_info.hpp"
+
+namespace mlacheck {
+
+// The step's device inputs and outputs, after head padding and page expansion.
+struct DecodeIo {
+  const void* q = nullptr;                   // [tokens, padded_heads, Lk]
+  const void* kv_cache = nullptr;            // [slots, Lk]
+  const std::int32_t* kv_indices = nullptr;  // [kv tokens]
+  const std::int32_t* kv_indptr = nullptr;   // [batch + 1]
+  const std::int32_t* qo_indptr = nullptr;   // [batch + 1]
+  void* o = nullptr;                         // [tokens, padded_heads, Lv]
+  float* lse = nullptr;                      // [tokens, padded_heads]
+};
+
+struct PreparedDecode {
+  std::function<void()> enqueue;
+  int work_count = 0;  // RunDiagnostics::num_splits: splits per request, or work items
+};
+
+PreparedDecode prepare_split_kv_decode(const MlaDecodeProblem& p, const DeviceInfo& info, const DecodeIo& io,
+                                       GuardedBuffers& bufs);
+PreparedDecode prepare_persistent_decode(const MlaDecodeProblem& p, const DeviceInfo& info, const DecodeIo& io,
+                                         GuardedBuffers& bufs);
+
+// Device bytes of each path's own buffers: partials, and for persistent the six plan buffers.
+std::size_t split_kv_workspace_bytes(const MlaDecodeProblem& p, const DeviceInfo& info);
+std::size_t persistent_workspace_bytes(const MlaDecodeProblem& p, const DeviceInfo& info);
+
+}  // namespace mlacheck

@@ -1,0 +1,75 @@
+// The persistent attention step: plan on the host, upload the six scheduling buffers, then the
+// persistent kernel and the reduce.
+#include <span>
+#include <string>
+#include <vector>
+
+#include "device/backend/decode_steps.hpp"
+#include "device/persistent/persistent_decode.hpp"
+#include "device/planner/plan_inputs.hpp"
+
+namespace mlacheck {
+
+namespace {
+
+struct PersistentPlan {
+  MetadataInfo info;
+  HostMetadata metadata;
+  MetadataHeader header{};
+};
+
+// The planner takes its inputs as computed here rather than deriving them, so that a historic
+// fault can change one field before planning (S2: the head count, S3: qo_indptr).
+MetadataInfo size_plan(const PlannerInputs& in, const MlaDecodeProblem& p, const DeviceInfo& info) {
+  return metadata_info(in, kernels::persistent_block_slots(kernels::persistent_shape(p), info.compute_units));
+}
+
+PersistentPlan make_plan(const MlaDecodeProblem& p, const DeviceInfo& info) {
+  const PlannerInputs in = planner_inputs(p);
+  PersistentPlan plan;
+  plan.info = size_plan(in, p, info);
+  plan.metadata = allocate_metadata(plan.info);
+  plan.header = build_metadata(in.qo_indptr, in.kv_indptr, plan.info, view(plan.metadata));
+  return plan;
+}
+
+// Guarded device copies of the six buffers, handed on as one set.
+MetadataBuffers<const std::int32_t*> upload(const HostMetadata& m, GuardedBuffers& bufs) {
+  const auto up = [&](std::string_view name, const std::vector<std::int32_t>& host) -> const std::int32_t* {
+    return bufs.input(std::string(name), std::span<const std::int32_t>(host)).as<std::int32_t>();
+  };
+  return {up(kMetadataBufferNames[0], m.work_meta_data),   up(kMetadataBufferNames[1], m.work_indptr),
+          up(kMetadataBufferNames[2], m.work_info_set),    up(kMetadataBufferNames[3], m.reduce_indptr),
+          up(kMetadataBufferNames[4], m.reduce_final_map), up(kMetadataBufferNames[5], m.reduce_partial_map)};
+}
+
+}  // namespace
+
+PreparedDecode prepare_persistent_decode(const MlaDecodeProblem& p, const DeviceInfo& info, const DecodeIo& io,
+                                         GuardedBuffers& bufs) {
+  const PersistentPlan plan = make_plan(p, info);
+  const kernels::PersistentWorkspace ws = kernels::persistent_workspace(plan.info, p.kv_lora_rank);
+  kernels::PersistentArgs args;
+  args.shape = kernels::persistent_shape(p);
+  args.plan = plan.info;
+  args.metadata = upload(plan.metadata, bufs);
+  args.q = io.q;
+  args.kv_cache = io.kv_cache;
+  args.kv_indices = io.kv_indices;
+  args.qo_indptr = io.qo_indptr;
+  args.partial_o = bufs.output("persistent_partial_o", DType::f32, ws.partial_o_floats).as<float>();
+  args.partial_lse = bufs.output("persistent_partial_lse", DType::f32, ws.partial_lse_floats).as<float>();
+  args.o = io.o;
+  args.lse = io.lse;
+  return {[args] { kernels::launch_mla_decode_persistent(args, nullptr); }, plan.header.work_items};
+}
+
+std::size_t persistent_workspace_bytes(const MlaDecodeProblem& p, const DeviceInfo& info) {
+  const MetadataInfo plan = size_plan(planner_inputs(p), p, info);
+  const kernels::PersistentWorkspace ws = kernels::persistent_workspace(plan, p.kv_lora_rank);
+  std::size_t ints = 0;
+  for_each_buffer(plan.elements, [&](std::string_view, std::size_t n) { ints += n; });
+  return (ints + ws.partial_o_floats + ws.partial_lse_floats) * sizeof(float);
+}
+
+}  // namespace mlacheck

@@ -1,0 +1,31 @@
+// The split-KV attention step: stage 1 partials over (token, head tile, split), stage 2 merge.
+#include "device/backend/decode_steps.hpp"
+#include "device/kernels/split_kv_decode.hpp"
+
+namespace mlacheck {
+
+PreparedDecode prepare_split_kv_decode(const MlaDecodeProblem& p, const DeviceInfo& info, const DecodeIo& io,
+                                       GuardedBuffers& bufs) {
+  const int num_splits = kernels::split_kv_num_splits(p, info.compute_units);
+  kernels::SplitKvArgs args;
+  args.shape = kernels::split_kv_shape(p, num_splits);
+  const kernels::SplitKvWorkspace ws = kernels::split_kv_workspace(args.shape);
+  args.q = io.q;
+  args.kv_cache = io.kv_cache;
+  args.kv_indices = io.kv_indices;
+  args.kv_indptr = io.kv_indptr;
+  args.qo_indptr = io.qo_indptr;
+  args.partial_o = bufs.output("partial_o", DType::f32, ws.partial_o_floats).as<float>();
+  args.partial_lse = bufs.output("partial_lse", DType::f32, ws.partial_lse_floats).as<float>();
+  args.o = io.o;
+  args.lse = io.lse;
+  return {[args] { kernels::launch_mla_decode_split_kv(args, nullptr); }, num_splits};
+}
+
+std::size_t split_kv_workspace_bytes(const MlaDecodeProblem& p, const DeviceInfo& info) {
+  const kernels::SplitKvWorkspace ws =
+      kernels::split_kv_workspace(kernels::split_kv_shape(p, kernels::split_kv_num_splits(p, info.compute_units)));
+  return (ws.partial_o_floats + ws.partial_lse_floats) * sizeof(float);
+}
+
+}  // namespace mlacheck

@@ -1,0 +1,135 @@
+// The persistent launcher: checks the buffer set (S1), the shape and the plan, turns the runtime
+// dtypes and the value tile width into template arguments, and enqueues the persistent kernel and
+// the reduce.
+#include "device/persistent/persistent_decode.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "device/kernels/kernel_dispatch.hpp"
+#include "device/persistent/persistent_decode_kernel.hpp"
+#include "device/persistent/persistent_reduce_kernel.hpp"
+#include "device/platform/gpu_check.hpp"
+
+namespace mlacheck::kernels {
+
+namespace {
+
+[[noreturn]] void refuse(const std::string& why) { throw std::invalid_argument("persistent MLA decode: " + why); }
+
+void require_pointer(const void* ptr, const char* name) {
+  if (ptr == nullptr) refuse(std::string(name) + " is null");
+}
+
+// Calls f(q tag, kv tag, value tile) for the persistent kernel instance of `s`.
+template <class F>
+void with_kernel_types(const PersistentShape& s, F&& f) {
+  with_16bit_type("q_dtype", s.q_dtype, [&](auto q_tag) {
+    with_kv_type(s.kv_dtype, [&](auto kv_tag) {
+      with_value_tile(value_tile_width(s.lv), [&](auto tile) { f(q_tag, kv_tag, tile); });
+    });
+  });
+}
+
+// The plan must be one metadata_info made: the grid sizes come from it.
+void check_plan(const MetadataInfo& plan) {
+  if (plan.num_cus < 1 || plan.max_q_len < 1 || plan.padded_heads < 1 ||
+      plan.q_tile_tokens != q_tile_tokens(plan.padded_heads) || plan.max_reduce_tiles < 0 || plan.max_partials < 0) {
+    refuse("the plan is not a result of metadata_info (num_cus=" + std::to_string(plan.num_cus) +
+           ", padded_heads=" + std::to_string(plan.padded_heads) + ")");
+  }
+}
+
+void launch_reduce(const PersistentArgs& a, hipStream_t stream) {
+  const PersistentShape& s = a.shape;
+  const MetadataInfo& plan = a.plan;
+  const std::int64_t tile_rows = std::int64_t{std::min(plan.q_tile_tokens, plan.max_q_len)} * s.padded_heads;
+  const std::int64_t blocks = plan.max_reduce_tiles * tile_rows;
+  if (blocks == 0) return;  // one work list never splits a tile
+  if (blocks > std::numeric_limits<std::int32_t>::max()) {
+    refuse("reduce grid of " + std::to_string(blocks) + " blocks exceeds one grid dimension");
+  }
+  ReduceParams r{};
+  r.header = reinterpret_cast<const MetadataHeader*>(a.metadata.work_meta_data);
+  r.reduce_indptr = a.metadata.reduce_indptr;
+  r.reduce_final_map = reinterpret_cast<const FinalTile*>(a.metadata.reduce_final_map);
+  r.reduce_partial_map = a.metadata.reduce_partial_map;
+  r.partial_o = a.partial_o;
+  r.partial_lse = a.partial_lse;
+  r.o = a.o;
+  r.lse = a.lse;
+  r.padded_heads = s.padded_heads;
+  r.lv = s.lv;
+  r.tile_rows = static_cast<int>(tile_rows);
+  // A tile has at most max_partials pieces. Whole 16-byte granules for the weights, as the merge needs.
+  r.weight_floats = static_cast<int>((plan.max_partials + 3) / 4 * 4);
+  const std::size_t shared_bytes = 2 * std::size_t(r.weight_floats) * sizeof(float);
+  with_16bit_type("o_dtype", s.o_dtype, [&](auto o_tag) {
+    using O = typename decltype(o_tag)::type;
+    persistent_reduce_kernel<O><<<static_cast<unsigned>(blocks), kMergeThreads, shared_bytes, stream>>>(r);
+  });
+  GPU_CHECK_LAUNCH("persistent_reduce_kernel", stream);
+}
+
+}  // namespace
+
+int persistent_block_slots(const PersistentShape& s, int compute_units) {
+  if (auto why = persistent_unsupported(s)) refuse(*why);
+  int per_cu = 0;
+  with_kernel_types(s, [&](auto q_tag, auto kv_tag, auto tile) {
+    using Q = typename decltype(q_tag)::type;
+    using KV = typename decltype(kv_tag)::type;
+    GPU_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_cu, reinterpret_cast<const void*>(&persistent_decode_kernel<Q, KV, decltype(tile)::value>),
+        kHeadTileThreads, 0));
+  });
+  if (per_cu < 1) {
+    throw std::runtime_error("persistent MLA decode: the runtime reports an occupancy of 0 blocks per CU");
+  }
+  return per_cu * compute_units;
+}
+
+void launch_mla_decode_persistent(const PersistentArgs& a, StreamHandle stream_handle) {
+  if (!metadata_supplied(a.metadata)) {
+    refuse("none of the six scheduling buffers was given; plan the batch (build_metadata) and pass all six");
+  }
+  const PersistentShape& s = a.shape;
+  if (auto why = persistent_unsupported(s)) refuse(*why);
+  check_plan(a.plan);
+  require_pointer(a.q, "q");
+  require_pointer(a.kv_cache, "kv_cache");
+  require_pointer(a.kv_indices, "kv_indices");
+  require_pointer(a.qo_indptr, "qo_indptr");
+  require_pointer(a.partial_o, "partial_o");
+  require_pointer(a.partial_lse, "partial_lse");
+  require_pointer(a.o, "o");
+  require_pointer(a.lse, "lse");
+  const auto stream = static_cast<hipStream_t>(stream_handle);
+
+  PersistentParams p{};
+  p.tile = head_tile_params(a.q, s.q_dtype, a.kv_cache, s.kv_dtype, s.lv, s.rope, s.scale, s.kv_scale);
+  p.q = a.q;
+  p.kv_indices = a.kv_indices;
+  p.qo_indptr = a.qo_indptr;
+  p.work_indptr = a.metadata.work_indptr;
+  p.work_items = reinterpret_cast<const WorkItem*>(a.metadata.work_info_set);
+  p.o = a.o;
+  p.lse = a.lse;
+  p.partial_o = a.partial_o;
+  p.partial_lse = a.partial_lse;
+  p.padded_heads = s.padded_heads;
+  p.o_f16 = s.o_dtype == DType::f16;
+
+  with_kernel_types(s, [&](auto q_tag, auto kv_tag, auto tile) {
+    using Q = typename decltype(q_tag)::type;
+    using KV = typename decltype(kv_tag)::type;
+    persistent_decode_kernel<Q, KV, decltype(tile)::value>
+        <<<static_cast<unsigned>(a.plan.num_cus), kHeadTileThreads, 0, stream>>>(p);
+  });
+  GPU_CHECK_LAUNCH("persistent_decode_kernel", stream);
+  launch_reduce(a, stream);
+}
+
+}  // namespace mlacheck::kernels

@@ -1,0 +1,117 @@
+// The persistent kernels against the Eigen oracle, launched directly on plans for a chosen number
+// of work lists: one (every tile whole, no reduce), a few (many items per block, so shared memory
+// is reused from item to item), many (long requests cut into short pieces, rows of later pieces
+// that see nothing). Partial buffers are poisoned with NaN, so a partial row the reduce read
+// without it having been written would show. SKIPPED where no GPU is present.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/compare.hpp"
+#include "core/mla_inputs.hpp"
+#include "core/mla_problem.hpp"
+#include "core/tolerance.hpp"
+#include "device/tests/requires_device.hpp"
+#include "persistent_run.hpp"
+#include "reference/mla_decode_reference.hpp"
+
+namespace mlacheck::kernels {
+namespace {
+
+MlaDecodeProblem problem(int heads, std::vector<int> kv_lens, std::vector<int> q_lens, int lv = 512, int rope = 64,
+                         DType kv_dtype = DType::bf16) {
+  MlaDecodeProblem p;
+  p.total_heads = heads;
+  p.kv_lora_rank = lv;
+  p.rope_dim = rope;
+  p.kv_dtype = kv_dtype;
+  p.kv_lens = std::move(kv_lens);
+  p.q_lens = std::move(q_lens);
+  return with_defaults(p);
+}
+
+double max_abs_finite(const std::vector<float>& v, double scale) {
+  double m = 0.0;
+  for (float x : v) {
+    if (std::isfinite(x)) m = std::max(m, std::abs(double(x)) * scale);
+  }
+  return m;
+}
+
+// Runs p on num_cus work lists and checks it against the oracle; returns the plan's walk.
+PlanWalk expect_matches_oracle(const MlaDecodeProblem& p, int num_cus) {
+  validate(p);
+  SCOPED_TRACE(to_repro(p) + " num_cus=" + std::to_string(num_cus));
+  const MlaDecodeInputs in = make_inputs(p);
+  const PersistentRun got = run_persistent(p, in, num_cus);
+  EXPECT_TRUE(got.walk.clean()) << got.walk.summary();
+  const MlaDecodeOutputs<double> want = mla_decode_reference(p, in);
+  // The kernels keep P in fp32 (no rounding to the input dtype before P.V).
+  const MlaTolerances tol =
+      mla_decode_tolerance(p, max_abs_finite(in.q, 1.0), max_abs_finite(in.kv_cache, p.kv_scale), /*p_rounded=*/false);
+
+  EXPECT_TRUE(got.canaries.intact()) << got.canaries.describe();
+  EXPECT_EQ(got.o_unwritten, 0u);
+  EXPECT_EQ(got.lse_unwritten, 0u);
+  const CompareStats o = compare(want.o, got.o, tol.o);
+  const CompareStats lse = compare(want.lse, got.lse, tol.lse);
+  EXPECT_EQ(o.nonfinite, 0u);
+  EXPECT_EQ(lse.nonfinite, 0u);
+  EXPECT_TRUE(within(o, tol.o)) << "O: " << o.mismatches << "/" << o.total << " mismatches, max abs err "
+                                << o.max_abs_err << " at " << o.worst_index << ", rms " << o.rms_rel_err << "; "
+                                << tol.o.rule;
+  EXPECT_TRUE(within(lse, tol.lse)) << "LSE: " << lse.mismatches << "/" << lse.total << " mismatches, max abs err "
+                                    << lse.max_abs_err << " at " << lse.worst_index << "; " << tol.lse.rule;
+  return got.walk;
+}
+
+using PersistentKernelTest = RequiresDevice;
+
+TEST_F(PersistentKernelTest, OneWorkListSplitsNothing) {
+  const MlaDecodeProblem p = problem(16, {1, 17, 300, 40, 9}, {1, 2, 3, 8, 5});
+  const PlanWalk walk = expect_matches_oracle(p, 1);
+  EXPECT_EQ(walk.split_tiles, 0);
+}
+
+TEST_F(PersistentKernelTest, FewWorkListsHoldManyItemsEach) {
+  // 12 requests on 3 lists: each block walks several items, whole and split.
+  const MlaDecodeProblem p =
+      problem(16, {1000, 17, 2, 515, 64, 33, 129, 16, 15, 1, 700, 8}, {1, 1, 2, 3, 4, 1, 6, 7, 8, 1, 5, 8});
+  const PlanWalk walk = expect_matches_oracle(p, 3);
+  EXPECT_GT(walk.split_tiles, 0);
+}
+
+TEST_F(PersistentKernelTest, ManyWorkListsCutLongRequestsIntoPieces) {
+  // Pieces of 5 granules (64 lists) and of 2 (300 lists). With 2, the 8-token tile of the first
+  // request ends in a piece holding only its last kv token, which rows 0..6 do not see: they
+  // write LSE -inf, which the reduce must skip without NaN.
+  const MlaDecodeProblem p = problem(16, {4097, 100, 40}, {8, 7, 3});
+  EXPECT_GT(expect_matches_oracle(p, 64).split_tiles, 0);
+  const PlanWalk walk = expect_matches_oracle(p, 300);
+  EXPECT_GT(walk.split_tiles, 0);
+  EXPECT_GT(walk.empty_partial_rows, 0);
+}
+
+TEST_F(PersistentKernelTest, HeadCountsChangeTheQTile) {
+  // Padded heads 16, 32, 128, 256: q tiles of 8, 4, 1 and 1 tokens, walked in 1, 2, 8 and 16
+  // head tiles per token.
+  for (int heads : {8, 32, 128, 256}) expect_matches_oracle(problem(heads, {2000, 9}, {3, 2}), 40);
+}
+
+TEST_F(PersistentKernelTest, ValueAndRopeWidths) {
+  // The persistent kernel's own instances of the head-tile widths: rows of 16-bit Lk with
+  // Lk % 8 != 0 (rope 1, 5, 33) and fp8 rows with Lk % 16 != 0 (rope 8) take the element-wise
+  // loads; Lv 80 and 272 leave most of their value tile empty. On 40 work lists the first request
+  // is cut into three pieces (partials and the reduce), the second stays whole (the final store).
+  const int shapes[][2] = {{256, 64}, {16, 0}, {48, 8}, {80, 5}, {128, 1}, {496, 64}, {512, 0}, {272, 33}};
+  for (const auto& [lv, rope] : shapes) {
+    for (DType kv : {DType::bf16, DType::fp8_e4m3fn})
+      expect_matches_oracle(problem(16, {40, 3}, {2, 1}, lv, rope, kv), 40);
+  }
+}
+
+}  // namespace
+}  // namespace mlacheck::kernels
