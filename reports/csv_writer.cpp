@@ -66,7 +66,10 @@ std::string csv_record(const CaseResult& row) {
 
 CsvReportWriter::CsvReportWriter(std::string path, Mode mode)
     : path_(std::move(path)), file_(std::fopen(path_.c_str(), mode == Mode::create ? "wb" : "ab")) {
-  if (!file_) throw ReportError("cannot open " + path_ + ": " + std::strerror(errno));
+  if (!file_) {
+    throw ReportError(std::string(mode == Mode::create ? "cannot create " : "cannot append to ") + path_ + ": " +
+                      std::strerror(errno));
+  }
   if (mode == Mode::append) return;
   std::string header;
   for (const std::string& name : report_columns()) append_field(header, name);

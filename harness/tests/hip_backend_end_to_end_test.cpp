@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <memory>
+#include <ostream>
 #include <string>
 
 #include "harness/default_sweep.hpp"
@@ -13,6 +14,11 @@
 #include "harness/mla_case.hpp"
 
 namespace mlacheck {
+
+// GoogleTest prints parameters in test names and failures: the repro string says what a case is.
+void PrintTo(const MlaDecodeProblem& p, std::ostream* out) { *out << to_repro(p); }
+void PrintTo(const KvGatherProblem& p, std::ostream* out) { *out << to_repro(p); }
+
 namespace {
 
 // One backend for the whole executable: creating a GPU context per case would dominate the time.
