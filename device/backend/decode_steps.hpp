@@ -5,9 +5,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <vector>
 
 #include "core/mla_problem.hpp"
 #include "device/backend/guarded_buffers.hpp"
+#include "device/faults.hpp"
 #include "device/platform/device_info.hpp"
 
 namespace mlacheck {
@@ -28,10 +30,17 @@ struct PreparedDecode {
   int work_count = 0;  // RunDiagnostics::num_splits: splits per request, or work items
 };
 
+// `faults` may switch on the historic mistakes of each step: split-KV tile-width-from-lk and
+// non-pow2-qlen-rows-collapse; persistent persistent-buffers-partial and metadata-unpadded-heads.
 PreparedDecode prepare_split_kv_decode(const MlaDecodeProblem& p, const DeviceInfo& info, const DecodeIo& io,
-                                       GuardedBuffers& bufs);
+                                       GuardedBuffers& bufs, const FaultSet& faults);
 PreparedDecode prepare_persistent_decode(const MlaDecodeProblem& p, const DeviceInfo& info, const DecodeIo& io,
-                                         GuardedBuffers& bufs);
+                                         GuardedBuffers& bufs, const FaultSet& faults);
+
+// qo_indptr as the pipeline builds it, for the device and for the persistent plan alike. Fault
+// qo-indptr-assumes-single-token (UPSTREAM S3) builds it as arange(batch + 1), which is right only
+// when every request has one query token.
+std::vector<std::int32_t> decode_qo_indptr(const MlaDecodeProblem& p, const FaultSet& faults);
 
 // Device bytes of each path's own buffers: partials, and for persistent the six plan buffers.
 std::size_t split_kv_workspace_bytes(const MlaDecodeProblem& p, const DeviceInfo& info);

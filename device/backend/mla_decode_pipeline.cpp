@@ -1,5 +1,7 @@
 #include "device/backend/mla_decode_pipeline.hpp"
 
+#include <algorithm>
+#include <numeric>
 #include <stdexcept>
 
 #include "device/backend/decode_path.hpp"
@@ -55,6 +57,17 @@ std::optional<std::string> mla_decode_memory_shortfall(const MlaDecodeProblem& p
   return std::nullopt;
 }
 
+std::vector<std::int32_t> decode_qo_indptr(const MlaDecodeProblem& p, const FaultSet& faults) {
+  std::vector<std::int32_t> qo(static_cast<std::size_t>(batch(p)) + 1);
+  if (faults.has(Fault::qo_indptr_assumes_single_token)) {
+    std::iota(qo.begin(), qo.end(), 0);
+  } else {
+    const std::vector<int> exact = qo_indptr(p);
+    std::copy(exact.begin(), exact.end(), qo.begin());
+  }
+  return qo;
+}
+
 MlaDecodeRun run_mla_decode_pipeline(const MlaDecodeProblem& p, const MlaDecodeInputs& in, const DeviceInfo& info,
                                      const FaultSet& faults) {
   const Sizes s = sizes_of(p);
@@ -66,8 +79,7 @@ MlaDecodeRun run_mla_decode_pipeline(const MlaDecodeProblem& p, const MlaDecodeI
   const auto q_bytes = encode_tensor(p.q_dtype, in.q);
   const auto kv_bytes = encode_tensor(p.kv_dtype, in.kv_cache);
   const std::vector<std::int32_t> kv_lens(p.kv_lens.begin(), p.kv_lens.end());
-  const std::vector<int> qo = qo_indptr(p);
-  const std::vector<std::int32_t> qo32(qo.begin(), qo.end());
+  const std::vector<std::int32_t> qo32 = decode_qo_indptr(p, faults);
 
   DeviceBuffer& q = bufs.input("q", std::span<const std::byte>(q_bytes));
   DeviceBuffer& kv = bufs.input("kv_cache", std::span<const std::byte>(kv_bytes));
@@ -90,8 +102,9 @@ MlaDecodeRun run_mla_decode_pipeline(const MlaDecodeProblem& p, const MlaDecodeI
   io.qo_indptr = qo_ptr.as<std::int32_t>();
   io.o = o_padded->data();
   io.lse = lse_padded->as<float>();
-  const PreparedDecode decode = path.path == DecodePath::persistent ? prepare_persistent_decode(p, info, io, bufs)
-                                                                    : prepare_split_kv_decode(p, info, io, bufs);
+  const PreparedDecode decode = path.path == DecodePath::persistent
+                                    ? prepare_persistent_decode(p, info, io, bufs, faults)
+                                    : prepare_split_kv_decode(p, info, io, bufs, faults);
 
   GpuTimer timer;
   timer.start();

@@ -24,8 +24,12 @@ MetadataInfo size_plan(const PlannerInputs& in, const MlaDecodeProblem& p, const
   return metadata_info(in, kernels::persistent_block_slots(kernels::persistent_shape(p), info.compute_units));
 }
 
-PersistentPlan make_plan(const MlaDecodeProblem& p, const DeviceInfo& info) {
-  const PlannerInputs in = planner_inputs(p);
+PersistentPlan make_plan(const MlaDecodeProblem& p, const DeviceInfo& info, const FaultSet& faults) {
+  PlannerInputs in = planner_inputs(p);
+  in.qo_indptr = decode_qo_indptr(p, faults);
+  // Fault metadata-unpadded-heads (UPSTREAM S2): sized and planned for the rank's head count while
+  // q, the kernel and its partial rows carry the padded one.
+  if (faults.has(Fault::metadata_unpadded_heads)) in.padded_heads = heads(p);
   PersistentPlan plan;
   plan.info = size_plan(in, p, info);
   plan.metadata = allocate_metadata(plan.info);
@@ -46,13 +50,16 @@ MetadataBuffers<const std::int32_t*> upload(const HostMetadata& m, GuardedBuffer
 }  // namespace
 
 PreparedDecode prepare_persistent_decode(const MlaDecodeProblem& p, const DeviceInfo& info, const DecodeIo& io,
-                                         GuardedBuffers& bufs) {
-  const PersistentPlan plan = make_plan(p, info);
+                                         GuardedBuffers& bufs, const FaultSet& faults) {
+  const PersistentPlan plan = make_plan(p, info, faults);
   const kernels::PersistentWorkspace ws = kernels::persistent_workspace(plan.info, p.kv_lora_rank);
   kernels::PersistentArgs args;
   args.shape = kernels::persistent_shape(p);
   args.plan = plan.info;
   args.metadata = upload(plan.metadata, bufs);
+  // Fault persistent-buffers-partial (UPSTREAM S1): one of the six buffers is not passed on; the
+  // launcher's all-or-none check must refuse the launch.
+  if (faults.has(Fault::persistent_buffers_partial)) args.metadata.reduce_partial_map = nullptr;
   args.q = io.q;
   args.kv_cache = io.kv_cache;
   args.kv_indices = io.kv_indices;

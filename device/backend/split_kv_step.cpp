@@ -5,7 +5,7 @@
 namespace mlacheck {
 
 PreparedDecode prepare_split_kv_decode(const MlaDecodeProblem& p, const DeviceInfo& info, const DecodeIo& io,
-                                       GuardedBuffers& bufs) {
+                                       GuardedBuffers& bufs, const FaultSet& faults) {
   const int num_splits = kernels::split_kv_num_splits(p, info.compute_units);
   kernels::SplitKvArgs args;
   args.shape = kernels::split_kv_shape(p, num_splits);
@@ -19,6 +19,7 @@ PreparedDecode prepare_split_kv_decode(const MlaDecodeProblem& p, const DeviceIn
   args.partial_lse = bufs.output("partial_lse", DType::f32, ws.partial_lse_floats).as<float>();
   args.o = io.o;
   args.lse = io.lse;
+  args.faults = faults;
   return {[args] { kernels::launch_mla_decode_split_kv(args, nullptr); }, num_splits};
 }
 

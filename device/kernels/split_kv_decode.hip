@@ -35,7 +35,9 @@ void launch_mla_decode_split_kv(const SplitKvArgs& a, StreamHandle stream_handle
   const auto stream = static_cast<hipStream_t>(stream_handle);
 
   PartialParams partial{};
+  const LatentTiles tiles = latent_tiles(s.lv, s.rope, a.faults.has(Fault::tile_width_from_lk));
   partial.tile = head_tile_params(a.q, s.q_dtype, a.kv_cache, s.kv_dtype, s.lv, s.rope, s.scale, s.kv_scale);
+  partial.tile.rope_tile = tiles.rope;
   partial.q = a.q;
   partial.kv_indices = a.kv_indices;
   partial.kv_indptr = a.kv_indptr;
@@ -45,12 +47,13 @@ void launch_mla_decode_split_kv(const SplitKvArgs& a, StreamHandle stream_handle
   partial.batch = s.batch;
   partial.padded_heads = s.padded_heads;
   partial.num_splits = s.num_splits;
+  partial.collapse_non_pow2_rows = a.faults.has(Fault::non_pow2_qlen_rows_collapse);
 
   const int head_tiles = s.padded_heads / kHeadTile;
   const dim3 partial_grid(static_cast<unsigned>(s.total_q_tokens * head_tiles), static_cast<unsigned>(s.num_splits));
   with_16bit_type("q_dtype", s.q_dtype, [&](auto q_tag) {
     with_kv_type(s.kv_dtype, [&](auto kv_tag) {
-      with_value_tile(value_tile_width(s.lv), [&](auto value_tile) {
+      with_value_tile(tiles.value, [&](auto value_tile) {
         using Q = typename decltype(q_tag)::type;
         using KV = typename decltype(kv_tag)::type;
         split_kv_partial_kernel<Q, KV, decltype(value_tile)::value>

@@ -5,6 +5,7 @@
 // types, so host code (the backend, the tests) calls it without the GPU compiler.
 #include <cstdint>
 
+#include "device/faults.hpp"
 #include "device/kernels/split_kv_plan.hpp"
 #include "device/platform/stream_handle.hpp"
 
@@ -22,6 +23,7 @@ struct SplitKvArgs {
   float* partial_lse = nullptr;              // workspace: split_kv_workspace(shape).partial_lse_floats
   void* o = nullptr;                         // [T, Hp, Lv] in o_dtype
   float* lse = nullptr;                      // [T, Hp], natural log
+  FaultSet faults;  // tile-width-from-lk (the dispatch) and non-pow2-qlen-rows-collapse (stage 1)
 };
 
 // Enqueues both stages on `stream`. Throws std::invalid_argument for a shape that

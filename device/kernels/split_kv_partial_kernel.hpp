@@ -23,6 +23,9 @@ struct PartialParams {
   int batch;
   int padded_heads;
   int num_splits;
+  // Fault non-pow2-qlen-rows-collapse (UPSTREAM S4): for a q_len that is not a power of two, every
+  // query row of a request is computed as its last row, so all rows carry that row's output.
+  bool collapse_non_pow2_rows;
 };
 
 namespace partial {
@@ -61,7 +64,9 @@ __global__ void __launch_bounds__(kHeadTileThreads) split_kv_partial_kernel(Part
   const int kv_begin = p.kv_indptr[b];
   const int kv_len = p.kv_indptr[b + 1] - kv_begin;
   const int q_len = p.qo_indptr[b + 1] - p.qo_indptr[b];
-  const int visible = kv_len - q_len + (token - p.qo_indptr[b]) + 1;
+  const bool collapse = p.collapse_non_pow2_rows && (q_len & (q_len - 1)) != 0;
+  const int row = collapse ? q_len - 1 : token - p.qo_indptr[b];  // the query row attended
+  const int visible = kv_len - q_len + row + 1;
   const int per_split = ((kv_len + p.num_splits - 1) / p.num_splits + kKvTile - 1) / kKvTile * kKvTile;
   const std::int64_t begin = std::int64_t{split} * per_split;
   const std::int64_t end = begin + per_split < visible ? begin + per_split : visible;
@@ -74,7 +79,8 @@ __global__ void __launch_bounds__(kHeadTileThreads) split_kv_partial_kernel(Part
     return;
   }
 
-  const Q* q_rows = static_cast<const Q*>(p.q) + row0 * lk;
+  const std::int64_t q_row0 = std::int64_t{p.qo_indptr[b] + row} * p.padded_heads + head0;
+  const Q* q_rows = static_cast<const Q*>(p.q) + q_row0 * lk;
   const auto state = attend_head_tile<Q, KV>(shared, p.tile, q_rows, p.kv_indices + kv_begin + begin, end - begin);
   const std::int64_t head_stride = std::int64_t{p.num_splits} * p.tile.lv;
   write_head_tile(

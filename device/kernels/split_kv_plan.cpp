@@ -40,6 +40,11 @@ int value_tile_width(int lv) { return next_pow2(lv); }
 
 int rope_tile_width(int rope) { return rope == 0 ? 0 : std::max(8, next_pow2(rope)); }
 
+LatentTiles latent_tiles(int lv, int rope, bool from_lk) {
+  if (from_lk) return {next_pow2(lv + rope), 0};
+  return {value_tile_width(lv), rope_tile_width(rope)};
+}
+
 int choose_num_splits(std::int64_t row_blocks, int max_kv_len, int compute_units) {
   const std::int64_t target_blocks = std::int64_t{std::max(compute_units, 1)} * kTargetBlocksPerCu;
   if (row_blocks <= 0 || row_blocks >= target_blocks) return 1;

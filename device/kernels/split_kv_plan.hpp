@@ -48,6 +48,17 @@ SplitKvShape split_kv_shape(const MlaDecodeProblem& p, int num_splits);
 int value_tile_width(int lv);
 int rope_tile_width(int rope);
 
+// The tile widths the split-KV dispatch instantiates: value_tile_width(Lv) and rope_tile_width(R).
+// With from_lk (fault tile-width-from-lk, UPSTREAM S5) it makes the Triton decode's choice for a
+// width it had no special case for: one tile of next_pow2(Lk) meant to hold the whole row and no
+// rope tile (BLOCK_DMODEL = next_pow2(Lk), BLOCK_DPE = 0). Our row layout keeps the rope after the
+// value tile, so the rope then spills into the next staged row; past 512 no kernel exists.
+struct LatentTiles {
+  int value = 0;
+  int rope = 0;
+};
+LatentTiles latent_tiles(int lv, int rope, bool from_lk);
+
 // Splits per request for `row_blocks` = total_q_tokens * head tiles stage-1 blocks on a device
 // with `compute_units` CUs/SMs: enough blocks to give each CU kTargetBlocksPerCu, no split shorter
 // than kMinSplitTokens of the longest request, at most kMaxAutoSplits.

@@ -32,6 +32,18 @@ TEST(SplitKvPlan, TileWidthsFollowLvAndRopeSeparately) {
   EXPECT_EQ(rope_tile_width(64), 64);
 }
 
+TEST(SplitKvPlan, TileWidthFromLkFaultPutsBackTheUpstreamChoice) {
+  EXPECT_EQ(latent_tiles(256, 64, false).value, 256);
+  EXPECT_EQ(latent_tiles(256, 64, false).rope, 64);
+  // Mistral-Small-4: one 512 tile for Lk = 320 and no rope tile, as the Triton decode chose.
+  EXPECT_EQ(latent_tiles(256, 64, true).value, 512);
+  EXPECT_EQ(latent_tiles(256, 64, true).rope, 0);
+  // DeepSeek-V3: next_pow2(576) = 1024, wider than any kernel instance (kMaxValueTile).
+  EXPECT_GT(latent_tiles(512, 64, true).value, kMaxValueTile);
+  // Without rope Lk = Lv and the mistake changes nothing.
+  EXPECT_EQ(latent_tiles(512, 0, true).value, latent_tiles(512, 0, false).value);
+}
+
 TEST(SplitKvPlan, EnoughBlocksAlreadyMeansOneSplit) {
   EXPECT_EQ(choose_num_splits(1024, 4096, 132), 1);  // 128 requests x 128 heads (8 tiles)
   EXPECT_EQ(choose_num_splits(264, 1 << 20, 132), 1);
