@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "cli/bench_command.hpp"
 #include "cli/devices_command.hpp"
 #include "cli/diff_command.hpp"
 #include "cli/merge_command.hpp"
@@ -26,6 +27,8 @@ int main(int argc, char** argv) {
   mlacheck::cli::add_scenarios_command(app, scenarios_options);
   mlacheck::cli::MutateOptions mutate_options;
   mlacheck::cli::add_mutate_command(app, mutate_options);
+  mlacheck::cli::BenchOptions bench_options;
+  mlacheck::cli::add_bench_command(app, bench_options);
   mlacheck::cli::WorkerOptions worker_options;
   mlacheck::cli::add_worker_command(app, worker_options);
   try {
@@ -40,6 +43,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("merge")) return mlacheck::cli::run_merge(merge_options);
     if (app.got_subcommand("scenarios")) return mlacheck::cli::run_scenarios(scenarios_options);
     if (app.got_subcommand("mutate")) return mlacheck::cli::run_mutate(mutate_options);
+    if (app.got_subcommand("bench")) return mlacheck::cli::run_bench(bench_options);
     if (app.got_subcommand("worker")) return mlacheck::cli::run_worker(worker_options);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mlacheck: error: %s\n", e.what());

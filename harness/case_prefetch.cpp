@@ -18,7 +18,7 @@ Prepared prepare(const SweepCase& c, const Backend* backend, std::string_view re
 }
 
 CaseResult finish(Prepared prepared, Backend* backend, const FaultSet& faults) {
-  if (auto* mla = std::get_if<PreparedMlaCase>(&prepared)) return finish_mla_case(std::move(*mla), backend, faults);
+  if (auto* mla = std::get_if<PreparedMlaCase>(&prepared)) return finish_mla_case(*mla, backend, faults);
   return finish_gather_case(std::move(std::get<PreparedGatherCase>(prepared)), backend, faults);
 }
 

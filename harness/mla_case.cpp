@@ -70,8 +70,8 @@ PreparedMlaCase prepare_mla_case(const MlaDecodeProblem& p, const Backend* backe
   return out;
 }
 
-CaseResult finish_mla_case(PreparedMlaCase prepared, Backend* backend, const FaultSet& faults) {
-  CaseResult row = std::move(prepared.row);
+CaseResult finish_mla_case(const PreparedMlaCase& prepared, Backend* backend, const FaultSet& faults) {
+  CaseResult row = prepared.row;
   if (!prepared.ready_for_device || backend == nullptr) return row;
   const Stopwatch wall;
   const MlaDecodeProblem& p = prepared.problem;

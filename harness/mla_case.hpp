@@ -28,7 +28,7 @@ struct PreparedMlaCase {
 };
 PreparedMlaCase prepare_mla_case(const MlaDecodeProblem& p, const Backend* backend, std::string_view unavailable_reason,
                                  const FaultSet& faults = {});
-CaseResult finish_mla_case(PreparedMlaCase prepared, Backend* backend, const FaultSet& faults = {});
+CaseResult finish_mla_case(const PreparedMlaCase& prepared, Backend* backend, const FaultSet& faults = {});
 
 // Largest |q| and largest |dequantised cache value| a request reads, for the tolerance.
 struct MlaInputMagnitudes {

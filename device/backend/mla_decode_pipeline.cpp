@@ -68,71 +68,118 @@ std::vector<std::int32_t> decode_qo_indptr(const MlaDecodeProblem& p, const Faul
   return qo;
 }
 
-MlaDecodeRun run_mla_decode_pipeline(const MlaDecodeProblem& p, const MlaDecodeInputs& in, const DeviceInfo& info,
-                                     const FaultSet& faults) {
+struct MlaDecodeSession::State {
+  MlaDecodeProblem p;
+  FaultSet faults;
+  DecodePathChoice path;
+  bool padding = false;
+  int block_table_stride = 0;
+  GuardedBuffers bufs;
+  DeviceBuffer* q = nullptr;
+  DeviceBuffer* table = nullptr;
+  DeviceBuffer* lens = nullptr;
+  DeviceBuffer* kv_ptr = nullptr;
+  DeviceBuffer* kv_idx = nullptr;
+  DeviceBuffer* q_padded = nullptr;
+  DeviceBuffer* o = nullptr;
+  DeviceBuffer* lse = nullptr;
+  DeviceBuffer* o_padded = nullptr;
+  DeviceBuffer* lse_padded = nullptr;
+  PreparedDecode decode;
+};
+
+MlaDecodeSession::MlaDecodeSession(const MlaDecodeProblem& p, const MlaDecodeInputs& in, const DeviceInfo& info,
+                                   const FaultSet& faults)
+    : state_(std::make_unique<State>()) {
+  State& st = *state_;
   const Sizes s = sizes_of(p);
   check_input_sizes(p, in, s);
-  const DecodePathChoice path = choose_decode_path(p, info.compute_units);
-  const bool padding = padded_heads(p) != heads(p);
+  st.p = p;
+  st.faults = faults;
+  st.path = choose_decode_path(p, info.compute_units);
+  st.padding = padded_heads(p) != heads(p);
+  st.block_table_stride = in.block_table_stride;
 
-  GuardedBuffers bufs;
   const auto q_bytes = encode_tensor(p.q_dtype, in.q);
   const auto kv_bytes = encode_tensor(p.kv_dtype, in.kv_cache);
   const std::vector<std::int32_t> kv_lens(p.kv_lens.begin(), p.kv_lens.end());
   const std::vector<std::int32_t> qo32 = decode_qo_indptr(p, faults);
 
-  DeviceBuffer& q = bufs.input("q", std::span<const std::byte>(q_bytes));
+  GuardedBuffers& bufs = st.bufs;
+  st.q = &bufs.input("q", std::span<const std::byte>(q_bytes));
   DeviceBuffer& kv = bufs.input("kv_cache", std::span<const std::byte>(kv_bytes));
-  DeviceBuffer& table = bufs.input("block_table", std::span<const std::int32_t>(in.block_table));
-  DeviceBuffer& lens = bufs.input("kv_lens", std::span<const std::int32_t>(kv_lens));
+  st.table = &bufs.input("block_table", std::span<const std::int32_t>(in.block_table));
+  st.lens = &bufs.input("kv_lens", std::span<const std::int32_t>(kv_lens));
   DeviceBuffer& qo_ptr = bufs.input("qo_indptr", std::span<const std::int32_t>(qo32));
-  DeviceBuffer& kv_ptr = bufs.indices("kv_indptr", s.batch + 1);
-  DeviceBuffer& kv_idx = bufs.indices("kv_indices", s.kv_tokens);
-  DeviceBuffer* q_padded = padding ? &bufs.output("q_padded", p.q_dtype, s.tokens * s.padded * s.lk) : &q;
-  DeviceBuffer& o = bufs.output("o", p.o_dtype, s.tokens * s.heads * s.lv);
-  DeviceBuffer& lse = bufs.output("lse", DType::f32, s.tokens * s.heads);
-  DeviceBuffer* o_padded = padding ? &bufs.output("o_padded", p.o_dtype, s.tokens * s.padded * s.lv) : &o;
-  DeviceBuffer* lse_padded = padding ? &bufs.output("lse_padded", DType::f32, s.tokens * s.padded) : &lse;
+  st.kv_ptr = &bufs.indices("kv_indptr", s.batch + 1);
+  st.kv_idx = &bufs.indices("kv_indices", s.kv_tokens);
+  st.q_padded = st.padding ? &bufs.output("q_padded", p.q_dtype, s.tokens * s.padded * s.lk) : st.q;
+  st.o = &bufs.output("o", p.o_dtype, s.tokens * s.heads * s.lv);
+  st.lse = &bufs.output("lse", DType::f32, s.tokens * s.heads);
+  st.o_padded = st.padding ? &bufs.output("o_padded", p.o_dtype, s.tokens * s.padded * s.lv) : st.o;
+  st.lse_padded = st.padding ? &bufs.output("lse_padded", DType::f32, s.tokens * s.padded) : st.lse;
 
   DecodeIo io;
-  io.q = q_padded->data();
+  io.q = st.q_padded->data();
   io.kv_cache = kv.data();
-  io.kv_indices = kv_idx.as<std::int32_t>();
-  io.kv_indptr = kv_ptr.as<std::int32_t>();
+  io.kv_indices = st.kv_idx->as<std::int32_t>();
+  io.kv_indptr = st.kv_ptr->as<std::int32_t>();
   io.qo_indptr = qo_ptr.as<std::int32_t>();
-  io.o = o_padded->data();
-  io.lse = lse_padded->as<float>();
-  const PreparedDecode decode = path.path == DecodePath::persistent
-                                    ? prepare_persistent_decode(p, info, io, bufs, faults)
-                                    : prepare_split_kv_decode(p, info, io, bufs, faults);
+  io.o = st.o_padded->data();
+  io.lse = st.lse_padded->as<float>();
+  st.decode = st.path.path == DecodePath::persistent ? prepare_persistent_decode(p, info, io, bufs, faults)
+                                                     : prepare_split_kv_decode(p, info, io, bufs, faults);
+}
 
-  GpuTimer timer;
-  timer.start();
-  if (padding) layout::launch_pad_q_heads(p, q.data(), q_padded->data(), nullptr);
+MlaDecodeSession::~MlaDecodeSession() = default;
+
+const DecodePathChoice& MlaDecodeSession::path() const { return state_->path; }
+
+void MlaDecodeSession::enqueue_prologue() {
+  State& st = *state_;
+  if (st.padding) layout::launch_pad_q_heads(st.p, st.q->data(), st.q_padded->data(), nullptr);
   layout::launch_expand_page_indices(
-      p, layout::PageIndexBuffers{table.as<std::int32_t>(), in.block_table_stride, lens.as<std::int32_t>(),
-                                  kv_ptr.as<std::int32_t>(), kv_idx.as<std::int32_t>()},
-      nullptr, faults);
-  decode.enqueue();
-  if (padding) {
-    layout::launch_unpad_o_heads(p, o_padded->data(), o.data(), nullptr);
-    layout::launch_unpad_lse_heads(p, lse_padded->as<float>(), lse.as<float>(), nullptr);
-  }
+      st.p,
+      layout::PageIndexBuffers{st.table->as<std::int32_t>(), st.block_table_stride, st.lens->as<std::int32_t>(),
+                               st.kv_ptr->as<std::int32_t>(), st.kv_idx->as<std::int32_t>()},
+      nullptr, st.faults);
+}
 
+void MlaDecodeSession::enqueue_decode() { state_->decode.enqueue(); }
+
+void MlaDecodeSession::enqueue_epilogue() {
+  State& st = *state_;
+  if (!st.padding) return;
+  layout::launch_unpad_o_heads(st.p, st.o_padded->data(), st.o->data(), nullptr);
+  layout::launch_unpad_lse_heads(st.p, st.lse_padded->as<float>(), st.lse->as<float>(), nullptr);
+}
+
+MlaDecodeRun MlaDecodeSession::collect(double device_ms) {
+  State& st = *state_;
   MlaDecodeRun run;
-  run.diag.device_ms = timer.stop_ms();
-  run.diag.path = std::string(to_string(path.path));
-  run.diag.path_reason = path.reason;
-  run.diag.num_splits = decode.work_count;
-  run.diag.broken_canaries = bufs.broken_canaries();
-
-  DecodedTensor o_host = decode_tensor(p.o_dtype, o.download<std::byte>());
-  DecodedTensor lse_host = decode_tensor(DType::f32, lse.download<std::byte>());
+  run.diag.device_ms = device_ms;
+  run.diag.path = std::string(to_string(st.path.path));
+  run.diag.path_reason = st.path.reason;
+  run.diag.num_splits = st.decode.work_count;
+  run.diag.broken_canaries = st.bufs.broken_canaries();
+  DecodedTensor o_host = decode_tensor(st.p.o_dtype, st.o->download<std::byte>());
+  DecodedTensor lse_host = decode_tensor(DType::f32, st.lse->download<std::byte>());
   run.out.o = std::move(o_host.values);
   run.o_unwritten = std::move(o_host.unwritten);
   run.out.lse = std::move(lse_host.values);
   run.lse_unwritten = std::move(lse_host.unwritten);
   return run;
+}
+
+MlaDecodeRun run_mla_decode_pipeline(const MlaDecodeProblem& p, const MlaDecodeInputs& in, const DeviceInfo& info,
+                                     const FaultSet& faults) {
+  MlaDecodeSession session(p, in, info, faults);
+  GpuTimer timer;
+  timer.start();
+  session.enqueue_prologue();
+  session.enqueue_decode();
+  session.enqueue_epilogue();
+  return session.collect(timer.stop_ms());
 }
 
 }  // namespace mlacheck

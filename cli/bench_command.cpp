@@ -1,0 +1,136 @@
+#include "cli/bench_command.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <deque>
+#include <fstream>
+#include <future>
+#include <stdexcept>
+
+#include "bench/decode_bench_shapes.hpp"
+#include "device/benchmark.hpp"
+#include "device/platform/device_info.hpp"
+#include "harness/case_prefetch.hpp"
+#include "harness/default_sweep.hpp"
+#include "harness/mla_case.hpp"
+
+namespace mlacheck::cli {
+
+namespace {
+
+struct BenchRow {
+  MlaDecodeProblem problem;
+  std::string check;  // the oracle check's state, e.g. PASSED
+  DecodeTiming timing;
+  double gbps = 0.0, tflops = 0.0, copy_fraction = 0.0;
+  BenchTarget target;
+};
+
+void print_table(const std::vector<BenchRow>& rows, double copy_gbps) {
+  std::printf("\n%-28s %-10s %6s %10s %9s %7s %9s  %-8s %s\n", "shape", "path", "work", "median us", "GB/s",
+              "%copy", "TFLOP/s", "oracle", "target");
+  for (const BenchRow& r : rows) {
+    std::printf("%-28s %-10s %6d %10.1f %9.1f %6.1f%% %9.1f  %-8s %s%s\n", r.problem.name.c_str(),
+                r.timing.path.c_str(), r.timing.work_count, r.timing.median_us, r.gbps, 100.0 * r.copy_fraction,
+                r.tflops, r.check.c_str(), r.target.what.c_str(),
+                r.target.what.empty() ? "" : (r.target.met ? " (met)" : " (missed)"));
+  }
+  std::printf("copy bandwidth measured in this run: %.1f GB/s (bytes read + written)\n", copy_gbps);
+}
+
+void write_csv(const std::string& path, const std::vector<BenchRow>& rows, double copy_gbps) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write " + path);
+  out << "shape,path,work,median_us,gb_per_s,copy_fraction,tflop_per_s,oracle,target,target_met,copy_gb_per_s,runs\n";
+  for (const BenchRow& r : rows) {
+    out << r.problem.name << ',' << r.timing.path << ',' << r.timing.work_count << ',' << r.timing.median_us << ','
+        << r.gbps << ',' << r.copy_fraction << ',' << r.tflops << ',' << r.check << ',' << r.target.what << ','
+        << (r.target.met ? 1 : 0) << ',' << copy_gbps << ',' << r.timing.us.size() << '\n';
+  }
+}
+
+// The default `mlacheck run` device sweep through the harness in this process: cases per second,
+// and where the time goes (the oracle on CPU threads, the device).
+void harness_throughput(Backend* backend, const std::string& reason) {
+  std::vector<SweepCase> cases;
+  for (const MlaDecodeProblem& p : default_mla_sweep(1)) cases.push_back(p);
+  for (const KvGatherProblem& p : default_gather_sweep(1)) cases.push_back(p);
+  double reference_ms = 0.0, device_ms = 0.0;
+  const auto start = std::chrono::steady_clock::now();
+  run_cases(cases, backend, reason, {}, PrefetchOptions{4}, [&](std::size_t, CaseResult row) {
+    reference_ms += row.reference_ms;
+    device_ms += row.device_ms;
+  });
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("\nharness throughput, default sweep (%zu cases, oracle prepared 4 cases ahead on CPU threads):\n"
+              "  %.2f cases/s over %.1f s wall; oracle %.1f s of CPU time, device kernels %.3f s\n",
+              cases.size(), static_cast<double>(cases.size()) / wall, wall, reference_ms / 1e3, device_ms / 1e3);
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, BenchOptions& options) {
+  CLI::App* cmd = app.add_subcommand("bench", "Time the decode paths against the copy bandwidth, and the harness");
+  cmd->add_option("--device", options.device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--runs", options.runs, "Timed runs per shape (median reported)")->capture_default_str()->check(CLI::Range(20, 100000));
+  cmd->add_option("--warmup", options.warmup, "Untimed runs first")->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--quick", options.quick, "Small shapes: checks the command works; not figures to report");
+  cmd->add_option("--csv", options.csv, "Write every row to this CSV file");
+  cmd->add_flag("--skip-throughput", options.skip_throughput, "Leave out the harness throughput");
+}
+
+int run_bench(const BenchOptions& options) {
+  const DeviceAvailability avail = probe_devices();
+  if (options.device >= avail.count) {
+    std::fprintf(stderr, "mlacheck bench: no GPU %d to time on: %s\n", options.device,
+                 avail.count == 0 ? avail.reason.c_str() : "index out of range");
+    return 2;
+  }
+  BackendOrReason hip = make_hip_backend(options.device);
+  if (!hip.backend) throw std::runtime_error(hip.reason);
+  std::printf("device: %s\n", hip.backend->device_name().c_str());
+  const double copy_gbps = copy_bandwidth_gbps(options.device, options.quick ? (std::size_t{1} << 26) : (std::size_t{1} << 30), 20);
+
+  const std::vector<MlaDecodeProblem> shapes = decode_bench_shapes(options.quick);
+  std::vector<BenchRow> rows;
+  // The oracle of the next shapes runs on CPU threads while this one is checked and timed.
+  std::deque<std::future<PreparedMlaCase>> ahead;
+  std::size_t next = 0;
+  const auto launch = [&] {
+    const MlaDecodeProblem* p = &shapes[next++];
+    Backend* b = hip.backend.get();
+    ahead.push_back(std::async(std::launch::async, [p, b] { return prepare_mla_case(*p, b, ""); }));
+  };
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    while (next < shapes.size() && ahead.size() < 3) launch();
+    const PreparedMlaCase prepared = ahead.front().get();
+    ahead.pop_front();
+    const CaseResult check = finish_mla_case(prepared, hip.backend.get());
+    BenchRow r;
+    r.problem = shapes[i];
+    r.check = std::string(to_string(check.state));
+    if (!prepared.ready_for_device) {
+      std::printf("%-28s not timed: %s\n", shapes[i].name.c_str(), check.reason.c_str());
+      continue;
+    }
+    r.timing = time_mla_decode(shapes[i], prepared.inputs, options.device, options.warmup, options.runs);
+    const double seconds = r.timing.median_us * 1e-6;
+    r.gbps = decode_min_bytes(shapes[i]) / seconds / 1e9;
+    r.tflops = decode_flops(shapes[i]) / seconds / 1e12;
+    r.copy_fraction = r.gbps / copy_gbps;
+    r.target = decode_target(shapes[i], r.gbps, r.tflops, copy_gbps);
+    std::printf("%-28s %-10s %10.1f us  %s\n", shapes[i].name.c_str(), r.timing.path.c_str(), r.timing.median_us,
+                r.check.c_str());
+    std::fflush(stdout);
+    rows.push_back(std::move(r));
+  }
+  print_table(rows, copy_gbps);
+  if (!options.csv.empty()) write_csv(options.csv, rows, copy_gbps);
+  if (!options.skip_throughput) harness_throughput(hip.backend.get(), hip.reason);
+  for (const BenchRow& r : rows) {
+    if (r.check != "PASSED") return 1;  // a fast wrong kernel is no result
+  }
+  return 0;
+}
+
+}  // namespace mlacheck::cli

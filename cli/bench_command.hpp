@@ -1,0 +1,23 @@
+#pragma once
+// `mlacheck bench`: times each decode path on the benchmark shapes (bench/decode_bench_shapes.hpp)
+// against the device's copy bandwidth measured in the same run, after checking every configuration
+// once against the oracle; then the harness's own throughput on the default sweep.
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+namespace mlacheck::cli {
+
+struct BenchOptions {
+  int device = 0;
+  int runs = 25;      // timed runs per shape (the median is reported); at least 20
+  int warmup = 5;
+  bool quick = false;  // small shapes: a smoke test of the command, not figures to report
+  std::string csv;     // --csv FILE: every row, for plotting
+  bool skip_throughput = false;
+};
+
+void add_bench_command(CLI::App& app, BenchOptions& options);
+int run_bench(const BenchOptions& options);
+
+}  // namespace mlacheck::cli

@@ -1,0 +1,65 @@
+#include "device/benchmark.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "device/backend/gpu_timer.hpp"
+#include "device/backend/l2_flush.hpp"
+#include "device/backend/mla_decode_pipeline.hpp"
+#include "device/platform/device_info.hpp"
+
+namespace mlacheck {
+
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+DecodeTiming time_mla_decode(const MlaDecodeProblem& p, const MlaDecodeInputs& in, int device_index, int warmup,
+                             int runs) {
+  if (runs < 1) throw std::invalid_argument("time_mla_decode: runs must be >= 1");
+  select_device(device_index);
+  const DeviceInfo info = device_info(device_index);
+  if (auto why = mla_decode_memory_shortfall(p, info)) throw std::invalid_argument(*why);
+  MlaDecodeSession session(p, in, info, {});
+  session.enqueue_prologue();
+  DeviceBuffer scratch("l2_flush", std::max<std::size_t>(2 * info.l2_cache_bytes, std::size_t{1} << 20));
+  DecodeTiming t;
+  t.path = std::string(to_string(session.path().path));
+  for (int i = 0; i < warmup + runs; ++i) {
+    flush_l2(scratch);
+    GpuTimer timer;
+    timer.start();
+    session.enqueue_decode();
+    const double ms = timer.stop_ms();
+    if (i >= warmup) t.us.push_back(1000.0 * ms);
+  }
+  const MlaDecodeRun last = session.collect(0.0);  // also checks that no run broke a canary
+  if (!last.diag.broken_canaries.empty()) {
+    throw std::runtime_error("benchmark of " + p.name + " overwrote the guard of " + last.diag.broken_canaries[0].buffer);
+  }
+  t.work_count = last.diag.num_splits;
+  t.median_us = median(t.us);
+  return t;
+}
+
+double copy_bandwidth_gbps(int device_index, std::size_t bytes, int runs) {
+  select_device(device_index);
+  DeviceBuffer src("copy_src", bytes);
+  DeviceBuffer dst("copy_dst", bytes);
+  src.poison(std::uint32_t{0x3C3C3C3C});
+  std::vector<double> ms;
+  for (int i = 0; i < runs + 2; ++i) {
+    const double t = timed_copy_ms(dst, src);
+    if (i >= 2) ms.push_back(t);  // the first copies warm the runtime up
+  }
+  return 2.0 * static_cast<double>(bytes) / (median(ms) * 1e-3) / 1e9;
+}
+
+}  // namespace mlacheck

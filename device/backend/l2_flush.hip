@@ -1,0 +1,24 @@
+#include "device/backend/l2_flush.hpp"
+
+#include "device/backend/gpu_timer.hpp"
+#include "device/platform/gpu_check.hpp"
+#include "device/platform/gpu_runtime.hpp"
+
+namespace mlacheck {
+
+void select_device(int index) { GPU_CHECK(hipSetDevice(index)); }
+
+void flush_l2(DeviceBuffer& scratch) {
+  // A value that changes from call to call, so no layer can skip the write as already done.
+  static unsigned char value = 0;
+  GPU_CHECK(hipMemsetAsync(scratch.data(), ++value, scratch.bytes(), nullptr));
+}
+
+double timed_copy_ms(DeviceBuffer& dst, const DeviceBuffer& src) {
+  GpuTimer timer;
+  timer.start();
+  GPU_CHECK(hipMemcpyAsync(dst.data(), src.data(), src.bytes(), hipMemcpyDeviceToDevice, nullptr));
+  return timer.stop_ms();
+}
+
+}  // namespace mlacheck
