@@ -83,4 +83,19 @@ void fill_permutation(std::span<std::int32_t> out, std::uint64_t seed, std::stri
   }
 }
 
+BlockTable deal_block_table(std::uint64_t seed, int num_blocks, const std::vector<int>& blocks_per_request) {
+  std::vector<std::int32_t> order(static_cast<std::size_t>(num_blocks));
+  fill_permutation(order, seed, "block_table");
+  BlockTable table;
+  for (int n : blocks_per_request) table.stride = std::max(table.stride, n);
+  table.entries.assign(blocks_per_request.size() * static_cast<std::size_t>(table.stride), -1);
+  std::size_t dealt = 0;
+  for (std::size_t r = 0; r < blocks_per_request.size(); ++r) {
+    for (int i = 0; i < blocks_per_request[r]; ++i) {
+      table.entries[r * static_cast<std::size_t>(table.stride) + static_cast<std::size_t>(i)] = order[dealt++];
+    }
+  }
+  return table;
+}
+
 }  // namespace mlacheck

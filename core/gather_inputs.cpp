@@ -12,16 +12,11 @@ KvGatherInputs make_inputs(const KvGatherProblem& problem) {
   validate(p);
   KvGatherInputs in;
 
-  std::vector<std::int32_t> order(static_cast<std::size_t>(p.num_blocks));
-  fill_permutation(order, p.seed, "block_table");
-  in.block_table_stride = max_blocks_per_request(p);
-  in.block_table.assign(static_cast<std::size_t>(batch(p)) * static_cast<std::size_t>(in.block_table_stride), -1);
-  std::size_t dealt = 0;
-  for (int r = 0; r < batch(p); ++r) {
-    for (int i = 0; i < blocks_for(p, r); ++i) {
-      in.block_table[static_cast<std::size_t>(r * in.block_table_stride + i)] = order[dealt++];
-    }
-  }
+  std::vector<int> blocks(static_cast<std::size_t>(batch(p)));
+  for (int r = 0; r < batch(p); ++r) blocks[static_cast<std::size_t>(r)] = blocks_for(p, r);
+  BlockTable table = deal_block_table(p.seed, p.num_blocks, blocks);
+  in.block_table = std::move(table.entries);
+  in.block_table_stride = table.stride;
 
   in.cache.assign(static_cast<std::size_t>(cache_elements(p)), std::numeric_limits<float>::quiet_NaN());
   const std::vector<int> cu = cu_seq_lens(p);

@@ -16,11 +16,11 @@ namespace {
 constexpr std::string_view kOp = "kv_gather";
 
 [[noreturn]] void fail(std::string_view field, const std::string& value, std::string reason) {
-  throw InvalidProblem(std::string(kOp), std::string(field), value, std::move(reason));
+  fail_field(kOp, field, value, std::move(reason));
 }
 
 void require(bool ok, std::string_view field, std::int64_t value, std::string reason) {
-  if (!ok) fail(field, std::to_string(value), std::move(reason));
+  require_field(ok, kOp, field, value, std::move(reason));
 }
 
 // Elements of one block of K (or of V): the "hidden" of the hybrid-interleave layout.
@@ -59,19 +59,9 @@ int total_tokens(const KvGatherProblem& p) {
   for (int kv : p.kv_lens) n += kv;
   return n;
 }
-int blocks_for(const KvGatherProblem& p, int request) {
-  return (p.kv_lens[request] + p.block_size - 1) / p.block_size;
-}
-int blocks_needed(const KvGatherProblem& p) {
-  int n = 0;
-  for (int r = 0; r < batch(p); ++r) n += blocks_for(p, r);
-  return n;
-}
-int max_blocks_per_request(const KvGatherProblem& p) {
-  int n = 0;
-  for (int r = 0; r < batch(p); ++r) n = std::max(n, blocks_for(p, r));
-  return n;
-}
+int blocks_for(const KvGatherProblem& p, int request) { return blocks_of_request(p, request); }
+int blocks_needed(const KvGatherProblem& p) { return total_blocks(p); }
+int max_blocks_per_request(const KvGatherProblem& p) { return largest_blocks(p); }
 std::vector<int> cu_seq_lens(const KvGatherProblem& p) { return prefix_sums(p.kv_lens); }
 int shuffle_x(const KvGatherProblem& p) { return static_cast<int>(16 / storage_bytes(p.cache_dtype)); }
 bool dequantises(const KvGatherProblem& p) { return is_fp8(p.cache_dtype) && p.out_dtype != p.cache_dtype; }

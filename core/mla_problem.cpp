@@ -17,11 +17,11 @@ constexpr std::string_view kOp = "mla_decode";
 constexpr int kMinKernelHeads = 16;  // the kernels' smallest head tile (upstream's minimum too)
 
 [[noreturn]] void fail(std::string_view field, const std::string& value, std::string reason) {
-  throw InvalidProblem(std::string(kOp), std::string(field), value, std::move(reason));
+  fail_field(kOp, field, value, std::move(reason));
 }
 
 void require(bool ok, std::string_view field, std::int64_t value, std::string reason) {
-  if (!ok) fail(field, std::to_string(value), std::move(reason));
+  require_field(ok, kOp, field, value, std::move(reason));
 }
 
 }  // namespace
@@ -78,19 +78,9 @@ int batch(const MlaDecodeProblem& p) { return static_cast<int>(p.kv_lens.size())
 int total_q_tokens(const MlaDecodeProblem& p) { return std::accumulate(p.q_lens.begin(), p.q_lens.end(), 0); }
 int max_q_len(const MlaDecodeProblem& p) { return *std::max_element(p.q_lens.begin(), p.q_lens.end()); }
 int max_kv_len(const MlaDecodeProblem& p) { return *std::max_element(p.kv_lens.begin(), p.kv_lens.end()); }
-int blocks_for(const MlaDecodeProblem& p, int request) {
-  return (p.kv_lens[request] + p.block_size - 1) / p.block_size;
-}
-int blocks_needed(const MlaDecodeProblem& p) {
-  int n = 0;
-  for (int r = 0; r < batch(p); ++r) n += blocks_for(p, r);
-  return n;
-}
-int max_blocks_per_request(const MlaDecodeProblem& p) {
-  int n = 0;
-  for (int r = 0; r < batch(p); ++r) n = std::max(n, blocks_for(p, r));
-  return n;
-}
+int blocks_for(const MlaDecodeProblem& p, int request) { return blocks_of_request(p, request); }
+int blocks_needed(const MlaDecodeProblem& p) { return total_blocks(p); }
+int max_blocks_per_request(const MlaDecodeProblem& p) { return largest_blocks(p); }
 
 std::vector<int> qo_indptr(const MlaDecodeProblem& p) { return prefix_sums(p.q_lens); }
 std::vector<int> kv_indptr(const MlaDecodeProblem& p) { return prefix_sums(p.kv_lens); }

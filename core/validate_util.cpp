@@ -4,6 +4,10 @@
 
 namespace mlacheck {
 
+void fail_field(std::string_view op, std::string_view field, const std::string& value, std::string reason) {
+  throw InvalidProblem(std::string(op), std::string(field), value, std::move(reason));
+}
+
 bool valid_name(std::string_view name) {
   if (name.empty() || name.size() > 128) return false;
   for (char c : name) {

@@ -12,6 +12,10 @@ std::string describe_faults(const FaultSet& faults);
 // Fills row.canaries and, if any canary broke, makes the row FAILED naming the buffers (a write
 // outside an allocation is wrong whatever the numbers say).
 void apply_canaries(const RunDiagnostics& diag, CaseResult& row);
+// Fills the row's backend and device; or, when no backend can run `p` (none present, or a shape
+// supports() refuses), makes the row SKIPPED with the reason. Returns whether the case can run.
+template <class Problem>
+bool admit_case(CaseResult& row, const Backend* backend, std::string_view unavailable_reason, const Problem& p);
 // Runs `body` and turns any exception into an ERRORED row (GpuError, invalid arguments, others).
 template <class Body>
 void guard_device_run(CaseResult& row, Body&& body);

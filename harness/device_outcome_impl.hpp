@@ -1,10 +1,29 @@
 #pragma once
 // Template part of device_outcome.hpp.
 #include <exception>
+#include <string>
+#include <string_view>
 
 #include "device/platform/gpu_error.hpp"
 
 namespace mlacheck {
+
+template <class Problem>
+bool admit_case(CaseResult& row, const Backend* backend, std::string_view unavailable_reason, const Problem& p) {
+  if (backend == nullptr) {
+    row.state = ResultState::skipped;
+    row.reason = std::string(unavailable_reason);
+    return false;
+  }
+  row.backend = backend->name();
+  row.device = backend->device_name();
+  if (auto why = backend->supports(p)) {
+    row.state = ResultState::skipped;
+    row.reason = *why;
+    return false;
+  }
+  return true;
+}
 
 template <class Body>
 void guard_device_run(CaseResult& row, Body&& body) {

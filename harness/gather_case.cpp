@@ -23,18 +23,7 @@ PreparedGatherCase prepare_gather_case(const KvGatherProblem& p, const Backend* 
   out.row.op = "kv_gather";
   out.row.repro = to_repro(p);
   out.row.faults = describe_faults(faults);
-  if (backend == nullptr) {
-    out.row.state = ResultState::skipped;
-    out.row.reason = std::string(unavailable_reason);
-    return out;
-  }
-  out.row.backend = backend->name();
-  out.row.device = backend->device_name();
-  if (auto why = backend->supports(p)) {
-    out.row.state = ResultState::skipped;
-    out.row.reason = *why;
-    return out;
-  }
+  if (!admit_case(out.row, backend, unavailable_reason, p)) return out;
   try {
     out.inputs = make_inputs(p);
     const Stopwatch ref_clock;

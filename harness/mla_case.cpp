@@ -43,18 +43,7 @@ PreparedMlaCase prepare_mla_case(const MlaDecodeProblem& p, const Backend* backe
   PreparedMlaCase out;
   out.problem = p;
   out.row = new_row(p, faults);
-  if (backend == nullptr) {
-    out.row.state = ResultState::skipped;
-    out.row.reason = std::string(unavailable_reason);
-    return out;
-  }
-  out.row.backend = backend->name();
-  out.row.device = backend->device_name();
-  if (auto why = backend->supports(p)) {
-    out.row.state = ResultState::skipped;
-    out.row.reason = *why;
-    return out;
-  }
+  if (!admit_case(out.row, backend, unavailable_reason, p)) return out;
   try {
     out.inputs = make_inputs(p);
     const Stopwatch ref_clock;
