@@ -24,4 +24,15 @@ void apply_canaries(const RunDiagnostics& diag, CaseResult& row) {
   row.reason = "guard canary overwritten: " + broken + (row.reason.empty() ? "" : "; " + row.reason);
 }
 
+void settle_row(CaseResult& row, const RunDiagnostics& diag, std::vector<ComparedTensor> tensors) {
+  row.path = diag.path;
+  row.num_splits = diag.num_splits;
+  row.device_ms = diag.device_ms;
+  row.tensors = std::move(tensors);
+  const Verdict v = judge(row.tensors);
+  row.state = v.state;
+  row.reason = v.reason;
+  apply_canaries(diag, row);
+}
+
 }  // namespace mlacheck

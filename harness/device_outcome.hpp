@@ -2,6 +2,7 @@
 // The parts of a case verdict that come from the device run rather than the numbers: broken
 // guard canaries and the fault list, shared by the mla_decode and kv_gather drivers.
 #include <string>
+#include <vector>
 
 #include "device/backend.hpp"
 #include "harness/case_result.hpp"
@@ -12,6 +13,8 @@ std::string describe_faults(const FaultSet& faults);
 // Fills row.canaries and, if any canary broke, makes the row FAILED naming the buffers (a write
 // outside an allocation is wrong whatever the numbers say).
 void apply_canaries(const RunDiagnostics& diag, CaseResult& row);
+// The verdict of a device run: its diagnostics, the compared tensors, judge() and the canaries.
+void settle_row(CaseResult& row, const RunDiagnostics& diag, std::vector<ComparedTensor> tensors);
 // Fills the row's backend and device; or, when no backend can run `p` (none present, or a shape
 // supports() refuses), makes the row SKIPPED with the reason. Returns whether the case can run.
 template <class Problem>

@@ -44,17 +44,10 @@ CaseResult finish_gather_case(PreparedGatherCase prepared, Backend* backend, con
   const Stopwatch wall;
   guard_device_run(row, [&] {
     const KvGatherRun run = backend->run(prepared.problem, prepared.inputs, faults);
-    row.path = run.diag.path;
-    row.device_ms = run.diag.device_ms;
     const Tolerance tol = kv_gather_tolerance(prepared.problem);
-    row.tensors = {
-        {"K", compare(widen(prepared.expected.k), run.out.k, tol, run.k_unwritten), tol},
-        {"V", compare(widen(prepared.expected.v), run.out.v, tol, run.v_unwritten), tol},
-    };
-    const Verdict v = judge(row.tensors);
-    row.state = v.state;
-    row.reason = v.reason;
-    apply_canaries(run.diag, row);
+    settle_row(row, run.diag,
+               {{"K", compare(widen(prepared.expected.k), run.out.k, tol, run.k_unwritten), tol},
+                {"V", compare(widen(prepared.expected.v), run.out.v, tol, run.v_unwritten), tol}});
   });
   row.wall_ms += wall.ms();
   return row;

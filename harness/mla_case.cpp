@@ -66,19 +66,11 @@ CaseResult finish_mla_case(const PreparedMlaCase& prepared, Backend* backend, co
   const MlaDecodeProblem& p = prepared.problem;
   guard_device_run(row, [&] {
     const MlaDecodeRun run = backend->run(p, prepared.inputs, faults);
-    row.path = run.diag.path;
-    row.num_splits = run.diag.num_splits;
-    row.device_ms = run.diag.device_ms;
     const auto mag = input_magnitudes(p, prepared.inputs);
     const MlaTolerances tol = mla_decode_tolerance(p, mag.max_abs_q, mag.max_abs_kv);
-    row.tensors = {
-        {"O", compare(prepared.expected.o, run.out.o, tol.o, run.o_unwritten), tol.o},
-        {"LSE", compare(prepared.expected.lse, run.out.lse, tol.lse, run.lse_unwritten), tol.lse},
-    };
-    const Verdict v = judge(row.tensors);
-    row.state = v.state;
-    row.reason = v.reason;
-    apply_canaries(run.diag, row);
+    settle_row(row, run.diag,
+               {{"O", compare(prepared.expected.o, run.out.o, tol.o, run.o_unwritten), tol.o},
+                {"LSE", compare(prepared.expected.lse, run.out.lse, tol.lse, run.lse_unwritten), tol.lse}});
   });
   row.wall_ms += wall.ms();
   return row;
