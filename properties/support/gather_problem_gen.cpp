@@ -10,7 +10,6 @@ namespace mlacheck {
 
 namespace {
 
-using rc::gen::element;
 using rc::gen::inRange;
 
 // Explicit strides that pad every level of an address by a random amount (all pads 0 gives the
@@ -50,26 +49,27 @@ rc::Gen<KvGatherProblem> gen_kv_gather_problem(GatherGenLimits limits) {
     return rc::gen::exec([limits, size] {
       KvGatherProblem p;
       p.name = *gen_problem_name();
-      p.layout = *element(CacheLayout::nhd, CacheLayout::shuffle);
+      p.layout = *shrinking_element(CacheLayout::nhd, CacheLayout::shuffle);
       p.interleaved = *rc::gen::arbitrary<bool>();
-      p.cache_dtype = *element(DType::bf16, DType::f16, DType::fp8_e4m3fn, DType::fp8_e4m3fnuz);
-      p.out_dtype = is_fp8(p.cache_dtype) ? *element(p.cache_dtype, DType::bf16, DType::f16) : p.cache_dtype;
+      p.cache_dtype = *shrinking_element(DType::bf16, DType::f16, DType::fp8_e4m3fn, DType::fp8_e4m3fnuz);
+      p.out_dtype = is_fp8(p.cache_dtype) ? *shrinking_element(p.cache_dtype, DType::bf16, DType::f16) : p.cache_dtype;
       if (dequantises(p)) {
         const auto gen_scale = rc::gen::oneOf(
-            element(1.0f, 0.5f, 0.0625f),
+            shrinking_element(1.0f, 0.5f, 0.0625f),
             rc::gen::map(inRange(1, 1 << 16), [](int k) { return static_cast<float>(k) / 4096.0f; }));
         p.k_scale = *gen_scale;
         p.v_scale = *gen_scale;
       }
-      p.num_kv_heads = *rc::gen::oneOf(element(2, 1, 8), inRange(1, 9));
+      p.num_kv_heads = *rc::gen::oneOf(shrinking_element(2, 1, 8), inRange(1, 9));
       if (p.layout == CacheLayout::shuffle) {
         // SHUFFLE tiles x = 16 bytes of elements along head_size and block_size.
         const int x = shuffle_x(p);
-        p.head_size = *rc::gen::oneOf(element(128, 64, 256), rc::gen::map(inRange(1, 33), [x](int k) { return k * x; }));
-        p.block_size = *rc::gen::oneOf(element(16, 64), rc::gen::map(inRange(1, 9), [x](int k) { return k * x; }));
+        const auto multiple_of_x = [x](int k) { return k * x; };
+        p.head_size = *rc::gen::oneOf(shrinking_element(128, 64, 256), rc::gen::map(inRange(1, 33), multiple_of_x));
+        p.block_size = *rc::gen::oneOf(shrinking_element(16, 64), rc::gen::map(inRange(1, 9), multiple_of_x));
       } else {
-        p.head_size = *rc::gen::oneOf(element(128, 64, 256), inRange(1, 257));
-        p.block_size = *rc::gen::oneOf(element(16, 1, 64), inRange(1, 129));
+        p.head_size = *rc::gen::oneOf(shrinking_element(128, 64, 256), inRange(1, 257));
+        p.block_size = *rc::gen::oneOf(shrinking_element(16, 1, 64), inRange(1, 129));
       }
 
       const int requests = *inRange(1, 1 + std::max(1, limits.max_batch * size / 100));
@@ -85,7 +85,7 @@ rc::Gen<KvGatherProblem> gen_kv_gather_problem(GatherGenLimits limits) {
       if (one_head_nhd || *rc::gen::arbitrary<bool>()) {
         set_padded_strides(p, one_head_nhd || *rc::gen::arbitrary<bool>());
       }
-      p.fill = *element(FillMode::random, FillMode::exact);
+      p.fill = *shrinking_element(FillMode::random, FillMode::exact);
       p.seed = *rc::gen::arbitrary<std::uint64_t>();
       p = with_defaults(p);
       validate(p);  // a generator bug surfaces here, with the offending field named

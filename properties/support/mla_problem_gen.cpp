@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -14,36 +15,43 @@ namespace mlacheck {
 
 namespace {
 
-using rc::gen::element;
 using rc::gen::inRange;
 
 // (total_heads, tp). Model splits give per-rank 1, 2, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128.
 rc::Gen<std::pair<int, int>> gen_head_split() {
   const auto model = rc::gen::exec([] {
-    const int total = *element(16, 32, 64, 96, 128);
+    const int total = *shrinking_element(16, 32, 64, 96, 128);
     std::vector<int> tps;
     for (int tp : {1, 2, 4, 8, 16}) {
       if (total % tp == 0) tps.push_back(tp);
     }
-    return std::pair{total, *rc::gen::elementOf(tps)};
+    return std::pair{total, *shrinking_element_of(tps)};
   });
   const auto random = rc::gen::exec([] {
     const int per_rank = *inRange(1, 33);
-    const int tp = *element(1, 2, 3, 4);
+    const int tp = *shrinking_element(1, 2, 3, 4);
     return std::pair{per_rank * tp, tp};
   });
   return rc::gen::oneOf(model, random);
 }
 
-// (Lv, rope): the narrowest real shape first, since element() shrinks toward earlier entries.
+// (Lv, rope): the narrowest real shape first, since shrinking_element shrinks toward earlier entries.
 rc::Gen<std::pair<int, int>> gen_latent_widths() {
-  return rc::gen::oneOf(element(std::pair{128, 64}, std::pair{256, 32}, std::pair{256, 64}, std::pair{512, 64}),
-                        rc::gen::exec([] { return std::pair{16 * *inRange(1, 33), 16 * *inRange(0, 9)}; }));
+  return rc::gen::oneOf(
+      shrinking_element(std::pair{128, 64}, std::pair{256, 32}, std::pair{256, 64}, std::pair{512, 64}),
+      rc::gen::exec([] { return std::pair{16 * *inRange(1, 33), 16 * *inRange(0, 9)}; }));
 }
 
 rc::Gen<int> gen_q_len() {
   // Non-powers of two carry the most weight: aiter #2720 collapses rows for q_len 3, 5, 6, 7.
-  return rc::gen::weightedElement<int>({{4, 1}, {1, 2}, {3, 3}, {1, 4}, {3, 5}, {3, 6}, {3, 7}, {1, 8}});
+  return weighted_shrinking_element<int>({{4, 1}, {1, 2}, {3, 3}, {1, 4}, {3, 5}, {3, 6}, {3, 7}, {1, 8}});
+}
+
+// The longest cache whose oracle work for one request of q_len tokens fits `flops` (0: no bound).
+int oracle_kv_cap(const MlaDecodeProblem& p, int q_len, double flops) {
+  if (flops <= 0.0) return std::numeric_limits<int>::max();
+  const double per_token = 2.0 * q_len * heads(p) * (lk(p) + p.kv_lora_rank);
+  return static_cast<int>(std::min(flops / per_token, static_cast<double>(std::numeric_limits<int>::max())));
 }
 
 }  // namespace
@@ -56,32 +64,40 @@ rc::Gen<MlaDecodeProblem> gen_mla_decode_problem(MlaGenLimits limits) {
       std::tie(p.total_heads, p.tp) = *gen_head_split();
       p.tp_rank = *inRange(0, p.tp);
       std::tie(p.kv_lora_rank, p.rope_dim) = *gen_latent_widths();
-      p.block_size = *rc::gen::oneOf(element(16, 1, 64), inRange(1, 129));
+      p.block_size = *rc::gen::oneOf(shrinking_element(16, 1, 64), inRange(1, 129));
 
       const int requests = *inRange(1, 1 + std::max(1, limits.max_batch * size / 100));
       const int kv_cap = size_cap(size, limits.max_kv_len);
+      const double flops_share = limits.max_oracle_flops * std::clamp(size, 1, 100) / 100.0 / requests;
       p.q_lens.clear();
       p.kv_lens.clear();
       for (int r = 0; r < requests; ++r) {
-        p.q_lens.push_back(*gen_q_len());
-        p.kv_lens.push_back(*gen_kv_len(p.q_lens.back(), p.block_size, kv_cap));
+        const int q_len = *gen_q_len();
+        p.q_lens.push_back(q_len);
+        p.kv_lens.push_back(*gen_kv_len(q_len, p.block_size, std::min(kv_cap, oracle_kv_cap(p, q_len, flops_share))));
+      }
+      if (limits.long_kv_percent > 0 &&
+          *weighted_shrinking_element<bool>({{100 - static_cast<std::size_t>(limits.long_kv_percent), false},
+                                             {static_cast<std::size_t>(limits.long_kv_percent), true}})) {
+        p.kv_lens[static_cast<std::size_t>(*inRange(0, requests))] = *shrinking_element(16384, 16383, 16385);
       }
       p.num_blocks = blocks_needed(p) + *inRange(0, 3);  // spare blocks hold NaN
 
-      p.q_dtype = *element(DType::bf16, DType::f16, DType::f32);
-      p.kv_dtype = *element(DType::bf16, DType::f16, DType::fp8_e4m3fn, DType::fp8_e4m3fnuz, DType::f32);
-      p.o_dtype = *element(DType::bf16, DType::f16, DType::f32);
+      p.q_dtype = *shrinking_element(DType::bf16, DType::f16, DType::f32);
+      p.kv_dtype =
+          *shrinking_element(DType::bf16, DType::f16, DType::fp8_e4m3fn, DType::fp8_e4m3fnuz, DType::f32);
+      p.o_dtype = *shrinking_element(DType::bf16, DType::f16, DType::f32);
       if (is_fp8(p.kv_dtype)) {
-        p.kv_scale = *rc::gen::oneOf(element(1.0f, 0.5f, 0.0625f, 2.0f),
+        p.kv_scale = *rc::gen::oneOf(shrinking_element(1.0f, 0.5f, 0.0625f, 2.0f),
                                      rc::gen::map(inRange(1, 1 << 16), [](int k) { return static_cast<float>(k) / 4096.0f; }));
       }
       // 0 takes with_defaults' 1/sqrt(Lk); the others are model scales (DeepSeek-V3 and V2-Lite
       // with YaRN) and arbitrary values that exercise the repro string's number formatting.
-      p.scale = *rc::gen::oneOf(element(0.0, 0.135234, 0.114721),
+      p.scale = *rc::gen::oneOf(shrinking_element(0.0, 0.135234, 0.114721),
                                 rc::gen::map(inRange(1, 1000000), [](int k) { return static_cast<double>(k) * 1e-6; }));
-      p.path = *element(DecodePath::automatic, DecodePath::persistent, DecodePath::split_kv);
+      p.path = *shrinking_element(DecodePath::automatic, DecodePath::persistent, DecodePath::split_kv);
       p.num_splits = *rc::gen::oneOf(rc::gen::just(0), inRange(1, 33));
-      p.fill = *element(FillMode::random, FillMode::exact);
+      p.fill = *shrinking_element(FillMode::random, FillMode::exact);
       p.seed = *rc::gen::arbitrary<std::uint64_t>();
       p = with_defaults(p);
       validate(p);  // a generator bug surfaces here, with the offending field named

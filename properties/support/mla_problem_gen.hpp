@@ -13,13 +13,24 @@ namespace mlacheck {
 struct MlaGenLimits {
   int max_batch = 4;
   int max_kv_len = 600;
+  // Percent of cases in which one request holds 16383, 16384 or 16385 tokens, beyond max_kv_len:
+  // the 16k boundary of long contexts, kept rare because the oracle's cost grows with it.
+  int long_kv_percent = 0;
+  // Bound on the double-precision oracle's floating-point operations per case (2 * q_len * heads *
+  // kv_len * (Lk + Lv), summed over requests) at the largest size, shared evenly by the requests:
+  // each request's kv_len is capped to its share, so the cost of a case stays bounded whatever
+  // heads, widths and batch were drawn. 0: no bound.
+  double max_oracle_flops = 0.0;
 };
 
 // Heads and TP from real models (DeepSeek-V3 128, Kimi-K2 64, DeepSeek-V2-Lite 16,
 // Mistral-Small-4 32, a 96-head model) and random splits; q_len 1..8 leaning on the non-powers of
-// two 3, 5, 6, 7; cache lengths from the kernels' geometry; block sizes 1, 16, 64 and random;
+// two 3, 5, 6, 7, mixed within a batch; 1..max_batch requests; cache lengths from the kernels'
+// geometry (see gen_kv_len) and, rarely, the 16k boundary; block sizes 1, 16, 64 and random 1..128;
 // (Lv, rope) of real models and random multiples of 16; every dtype combination validate()
-// accepts. The result has with_defaults() applied and passes validate().
+// accepts. Batch and cache lengths grow with rapidcheck's size (its inRange draws from a range that
+// grows with it too) and shrink toward one request of a few tokens. The result has
+// with_defaults() applied and passes validate().
 rc::Gen<MlaDecodeProblem> gen_mla_decode_problem(MlaGenLimits limits = {});
 
 // Counterexamples print as their repro string, ready for `mlacheck run --case`.

@@ -10,11 +10,13 @@ int size_cap(int size, int largest) { return std::max(4, largest * std::clamp(si
 rc::Gen<int> gen_kv_len(int min_len, int block_size, int cap) {
   cap = std::max(cap, min_len);
   std::vector<int> edges;
+  // 255/256/257: the split-KV path's shortest automatic split -1/+0/+1; 1021..4093: primes and
+  // powers of two +1, where tiles, splits and the persistent planner's 16-token granules meet unevenly.
   for (int v : {1, min_len, block_size - 1, block_size, block_size + 1, 2 * block_size + 1, 2, 3, 5, 7, 13, 31, 61, 97,
-                127, 257, 509, 513}) {
+                127, 255, 256, 257, 509, 513, 1021, 1025, 2039, 2049, 4093}) {
     if (v >= min_len && v <= cap) edges.push_back(v);
   }
-  return rc::gen::oneOf(rc::gen::elementOf(edges), rc::gen::inRange(min_len, cap + 1));
+  return rc::gen::oneOf(shrinking_element_of(edges), rc::gen::inRange(min_len, cap + 1));
 }
 
 rc::Gen<std::string> gen_problem_name() {

@@ -1,0 +1,193 @@
+#include "properties/gpu/coverage.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <utility>
+
+#include <rapidcheck.h>
+
+namespace mlacheck {
+
+namespace {
+
+bool is_pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
+
+// The boolean buckets, named once: mla_buckets counts them and tag_mla_case tags them.
+struct MlaFlag {
+  const char* name;
+  bool (*holds)(const MlaDecodeProblem&);
+};
+constexpr MlaFlag kMlaFlags[] = {
+    {"heads<16", [](const MlaDecodeProblem& p) { return heads(p) < 16; }},
+    {"heads tile-padded", [](const MlaDecodeProblem& p) { return head_pad_mode(p) == HeadPadMode::tile; }},
+    {"q_len not a power of two",
+     [](const MlaDecodeProblem& p) {
+       return std::any_of(p.q_lens.begin(), p.q_lens.end(), [](int q) { return !is_pow2(q); });
+     }},
+    {"q_len mixed in a batch",
+     [](const MlaDecodeProblem& p) {
+       return std::adjacent_find(p.q_lens.begin(), p.q_lens.end(), std::not_equal_to<>()) != p.q_lens.end();
+     }},
+    {"block_size>1", [](const MlaDecodeProblem& p) { return p.block_size > 1; }},
+    {"TP>1", [](const MlaDecodeProblem& p) { return p.tp > 1; }},
+};
+
+struct GatherFlag {
+  const char* name;
+  bool (*holds)(const KvGatherProblem&);
+};
+constexpr GatherFlag kGatherFlags[] = {
+    {"interleaved", [](const KvGatherProblem& p) { return p.interleaved; }},
+    {"SHUFFLE", [](const KvGatherProblem& p) { return p.layout == CacheLayout::shuffle; }},
+    {"dequantised", [](const KvGatherProblem& p) { return dequantises(p); }},
+    // Any stride beyond the dense layout's leaves gaps, so the cache needs more elements.
+    {"padded strides",
+     [](const KvGatherProblem& p) {
+       return cache_elements(p) > 2 * std::int64_t{p.num_blocks} * p.block_size * p.num_kv_heads * p.head_size;
+     }},
+};
+
+// The values gen_mla_decode_problem and gen_kv_gather_problem draw.
+constexpr DType kQDtypes[] = {DType::bf16, DType::f16, DType::f32};
+constexpr DType kKvDtypes[] = {DType::bf16, DType::f16, DType::fp8_e4m3fn, DType::fp8_e4m3fnuz, DType::f32};
+constexpr DType kODtypes[] = {DType::bf16, DType::f16, DType::f32};
+constexpr DecodePath kPaths[] = {DecodePath::automatic, DecodePath::persistent, DecodePath::split_kv};
+constexpr DType kGatherCacheDtypes[] = {DType::bf16, DType::f16, DType::fp8_e4m3fn, DType::fp8_e4m3fnuz};
+constexpr CacheLayout kLayouts[] = {CacheLayout::nhd, CacheLayout::shuffle};
+
+std::string named(const char* key, auto value) { return std::string(key) + "=" + std::string(to_string(value)); }
+
+std::string cache_kind(bool interleaved) { return interleaved ? "cache=interleaved" : "cache=contiguous"; }
+
+// Why a bucket's cases were refused: backends name the refused field as "field=value: ...", as the
+// buckets are named, so the commonest reason naming the bucket explains it best.
+std::string refusal_reason(const std::string& bucket, const std::map<std::string, int>& reasons) {
+  const auto more_common = [&bucket](const auto& a, const auto& b) {
+    const bool a_names = a.first.find(bucket) != std::string::npos;
+    const bool b_names = b.first.find(bucket) != std::string::npos;
+    return a_names != b_names ? b_names : a.second < b.second;
+  };
+  return std::max_element(reasons.begin(), reasons.end(), more_common)->first;
+}
+
+}  // namespace
+
+std::vector<std::string> mla_buckets(const MlaDecodeProblem& p, bool with_path) {
+  std::vector<std::string> out;
+  for (const MlaFlag& flag : kMlaFlags) {
+    if (flag.holds(p)) out.emplace_back(flag.name);
+  }
+  out.push_back(named("q_dtype", p.q_dtype));
+  out.push_back(named("kv_dtype", p.kv_dtype));
+  out.push_back(named("o_dtype", p.o_dtype));
+  if (with_path) out.push_back(named("path", p.path));
+  return out;
+}
+
+std::vector<std::string> all_mla_buckets(bool with_path) {
+  std::vector<std::string> out;
+  for (const MlaFlag& flag : kMlaFlags) out.emplace_back(flag.name);
+  for (DType t : kQDtypes) out.push_back(named("q_dtype", t));
+  for (DType t : kKvDtypes) out.push_back(named("kv_dtype", t));
+  for (DType t : kODtypes) out.push_back(named("o_dtype", t));
+  if (with_path) {
+    for (DecodePath path : kPaths) out.push_back(named("path", path));
+  }
+  return out;
+}
+
+void tag_mla_case(const MlaDecodeProblem& p) {
+  for (const MlaFlag& flag : kMlaFlags) {
+    if (flag.holds(p)) RC_TAG(std::string(flag.name));
+  }
+}
+
+std::vector<std::string> gather_buckets(const KvGatherProblem& p) {
+  std::vector<std::string> out;
+  for (const GatherFlag& flag : kGatherFlags) {
+    if (flag.holds(p)) out.emplace_back(flag.name);
+  }
+  out.push_back(named("layout", p.layout));
+  out.push_back(cache_kind(p.interleaved));
+  out.push_back(named("cache_dtype", p.cache_dtype));
+  return out;
+}
+
+std::vector<std::string> all_gather_buckets() {
+  std::vector<std::string> out;
+  for (const GatherFlag& flag : kGatherFlags) out.emplace_back(flag.name);
+  for (CacheLayout layout : kLayouts) out.push_back(named("layout", layout));
+  for (bool interleaved : {false, true}) out.push_back(cache_kind(interleaved));
+  for (DType t : kGatherCacheDtypes) out.push_back(named("cache_dtype", t));
+  return out;
+}
+
+void tag_gather_case(const KvGatherProblem& p) {
+  for (const GatherFlag& flag : kGatherFlags) {
+    if (flag.holds(p)) RC_TAG(std::string(flag.name));
+  }
+}
+
+void CoverageRegistry::expect(const std::string& property, std::vector<std::string> buckets) {
+  properties_[property].expected = std::move(buckets);
+}
+
+void CoverageRegistry::passed(const std::string& property, const std::vector<std::string>& buckets) {
+  for (const std::string& b : buckets) ++properties_[property].buckets[b].passed;
+}
+
+void CoverageRegistry::refused(const std::string& property, const std::vector<std::string>& buckets,
+                               const std::string& reason) {
+  for (const std::string& b : buckets) {
+    Count& c = properties_[property].buckets[b];
+    ++c.refused;
+    ++c.reasons[reason];
+  }
+}
+
+void CoverageRegistry::print(std::ostream& os) const {
+  for (const auto& [name, property] : properties_) {
+    if (property.expected.empty()) continue;
+    os << "\nCoverage of " << name << " (cases checked and passed; refused: SKIPPED by the backend)\n";
+    char line[160];
+    std::snprintf(line, sizeof line, "  %-28s %8s %8s\n", "bucket", "passed", "refused");
+    os << line;
+    for (const std::string& bucket : property.expected) {
+      const auto it = property.buckets.find(bucket);
+      const Count c = it == property.buckets.end() ? Count{} : it->second;
+      std::snprintf(line, sizeof line, "  %-28s %8d %8d", bucket.c_str(), c.passed, c.refused);
+      os << line;
+      if (c.passed == 0) os << (c.refused > 0 ? "  skipped: " + refusal_reason(bucket, c.reasons) : "  NO CASE");
+      os << '\n';
+    }
+  }
+  os << std::flush;
+}
+
+std::vector<std::string> CoverageRegistry::holes() const {
+  std::vector<std::string> out;
+  for (const auto& [name, property] : properties_) {
+    for (const std::string& bucket : property.expected) {
+      const auto it = property.buckets.find(bucket);
+      if (it == property.buckets.end() || (it->second.passed == 0 && it->second.refused == 0)) {
+        out.push_back(name + ": " + bucket);
+      }
+    }
+  }
+  return out;
+}
+
+CoverageRegistry& coverage() {
+  static CoverageRegistry registry;
+  return registry;
+}
+
+void CoverageCheck::TearDown() {
+  coverage().print(std::cout);
+  for (const std::string& hole : coverage().holes()) {
+    ADD_FAILURE() << "coverage hole: " << hole << " received no case";
+  }
+}
+
+}  // namespace mlacheck

@@ -1,0 +1,75 @@
+#pragma once
+// Coverage of the property space on the GPU: the buckets a case falls in (the corners where
+// upstream bugs lived: few heads, non-power-of-two q_len, paged caches, interleaved and SHUFFLE
+// gathers, every dtype and path, tensor parallelism), counted per property over the cases that
+// were checked and passed, and the check that every bucket a completed property expects received
+// a case.
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "core/gather_problem.hpp"
+#include "core/mla_problem.hpp"
+
+namespace mlacheck {
+
+// The buckets of an mla_decode case: its shape ("heads<16", "heads tile-padded", "q_len not a
+// power of two", "q_len mixed in a batch", "block_size>1", "TP>1", "q_dtype=bf16", "kv_dtype=...",
+// "o_dtype=...") and, with `with_path`, the requested path ("path=auto", ...).
+std::vector<std::string> mla_buckets(const MlaDecodeProblem& p, bool with_path);
+// Every bucket mla_buckets can return: what an mla_decode property expects to cover.
+std::vector<std::string> all_mla_buckets(bool with_path);
+// Tags the case's shape flags for rapidcheck's distribution (RC_TAG): the joint coverage of the
+// boolean buckets, printed after each property. Call only inside a property.
+void tag_mla_case(const MlaDecodeProblem& p);
+
+// The buckets of a kv_gather case: "interleaved", "SHUFFLE", "dequantised", "padded strides",
+// "layout=...", "cache=contiguous|interleaved", "cache_dtype=...".
+std::vector<std::string> gather_buckets(const KvGatherProblem& p);
+std::vector<std::string> all_gather_buckets();
+void tag_gather_case(const KvGatherProblem& p);
+
+// Bucket counts of every property of this run. Properties run one after another, so it is not
+// synchronised.
+class CoverageRegistry {
+ public:
+  // `property` ran to completion: at the end of the run each of `buckets` must have received a
+  // case. A property that failed is not checked (its counterexample is the report).
+  void expect(const std::string& property, std::vector<std::string> buckets);
+  // A case of `property` in `buckets` was checked and passed.
+  void passed(const std::string& property, const std::vector<std::string>& buckets);
+  // A case the backend refused (supports() said why): SKIPPED, never counted as covered.
+  void refused(const std::string& property, const std::vector<std::string>& buckets, const std::string& reason);
+  // One table per completed property: bucket, cases passed, cases refused and why (the commonest
+  // reason naming the bucket, else the commonest reason).
+  void print(std::ostream& os) const;
+  // "<property>: <bucket>" for every expected bucket that received no case at all. A bucket whose
+  // cases the backend all refused is not a hole but SKIPPED: print() names it with the reason.
+  std::vector<std::string> holes() const;
+
+ private:
+  struct Count {
+    int passed = 0;
+    int refused = 0;
+    std::map<std::string, int> reasons;
+  };
+  struct Property {
+    std::vector<std::string> expected;
+    std::map<std::string, Count> buckets;
+  };
+  std::map<std::string, Property> properties_;
+};
+
+CoverageRegistry& coverage();
+
+// At the end of the run (a global environment's TearDown, after every property of the run, however
+// tests were filtered or ordered): prints the coverage tables and fails the run for every hole.
+class CoverageCheck : public ::testing::Environment {
+ public:
+  void TearDown() override;
+};
+
+}  // namespace mlacheck
