@@ -25,12 +25,14 @@ std::optional<std::string> HipBackend::supports(const KvGatherProblem& p) const 
 MlaDecodeRun HipBackend::run(const MlaDecodeProblem& p, const MlaDecodeInputs& in, const FaultSet& faults) {
   validate(p);
   if (auto why = supports(p)) throw std::invalid_argument("hip backend cannot run " + p.name + ": " + *why);
+  select_device(info_.index);  // the device is per thread: a backend may be used from any thread
   return run_mla_decode_pipeline(p, in, info_, faults);
 }
 
 KvGatherRun HipBackend::run(const KvGatherProblem& p, const KvGatherInputs& in, const FaultSet& faults) {
   validate(p);
   if (auto why = supports(p)) throw std::invalid_argument("hip backend cannot run " + p.name + ": " + *why);
+  select_device(info_.index);
   return run_kv_gather_pipeline(p, in, faults);
 }
 

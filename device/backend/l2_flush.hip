@@ -6,8 +6,6 @@
 
 namespace mlacheck {
 
-void select_device(int index) { GPU_CHECK(hipSetDevice(index)); }
-
 void flush_l2(DeviceBuffer& scratch) {
   // A value that changes from call to call, so no layer can skip the write as already done.
   static unsigned char value = 0;

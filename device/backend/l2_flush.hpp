@@ -1,11 +1,10 @@
 #pragma once
-// Device-side helpers of the benchmark that need the GPU runtime (l2_flush.hip): selecting the
-// device, overwriting a scratch buffer to evict the L2 cache, and one timed copy.
+// Device-side helpers of the benchmark that need the GPU runtime (l2_flush.hip): overwriting a
+// scratch buffer to evict the L2 cache, and one timed copy.
 #include "device/platform/device_buffer.hpp"
 
 namespace mlacheck {
 
-void select_device(int index);
 // Overwrites `scratch` on the default stream (size it at least twice the L2).
 void flush_l2(DeviceBuffer& scratch);
 // One device-to-device copy of src into dst (same size), timed with events, in milliseconds.

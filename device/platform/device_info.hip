@@ -45,4 +45,6 @@ DeviceInfo device_info(int index) {
   return info;
 }
 
+void select_device(int index) { GPU_CHECK(hipSetDevice(index)); }
+
 }  // namespace mlacheck

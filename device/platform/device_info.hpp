@@ -35,4 +35,8 @@ struct DeviceInfo {
 // Throws GpuError when the device cannot be queried (including builds without a backend).
 DeviceInfo device_info(int index = 0);
 
+// Makes GPU `index` the calling thread's current device (runtimes keep it per thread), so the
+// allocations and launches that follow go there. Throws GpuError.
+void select_device(int index);
+
 }  // namespace mlacheck

@@ -16,4 +16,8 @@ DeviceInfo device_info(int index) {
   throw GpuError("device_info(" + std::to_string(index) + "): " + std::string(kNoGpuBuild), 0, false);
 }
 
+void select_device(int index) {
+  throw GpuError("select_device(" + std::to_string(index) + "): " + std::string(kNoGpuBuild), 0, false);
+}
+
 }  // namespace mlacheck
