@@ -4,17 +4,26 @@
 // calls the fault caught when a case FAILS or ERRORS with it and PASSES without it; rapidcheck
 // then shrinks that case to a small counterexample.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
-#include "device/backend.hpp"
 #include "device/faults.hpp"
+#include "harness/case_prefetch.hpp"
+#include "harness/case_result.hpp"
+#include "properties/support/gather_problem_gen.hpp"
+#include "properties/support/mla_problem_gen.hpp"
 
 namespace mlacheck::cli {
+
+// Runs one case with a set of faults (in a child process: a fault may lose the device).
+using CaseRunner = std::function<CaseResult(const SweepCase&, const FaultSet&)>;
 
 struct FaultSearchOptions {
   std::uint64_t seed = 1;
   int max_cases = 100;  // device cases (not counting discards) before the fault counts as surviving
+  MlaGenLimits mla_limits;
+  GatherGenLimits gather_limits;
 };
 
 struct FaultSearchResult {
@@ -29,6 +38,6 @@ struct FaultSearchResult {
   std::string error;  // rapidcheck gave up (too many unsupported cases) or failed itself
 };
 
-FaultSearchResult search_fault(Fault fault, Backend& backend, const FaultSearchOptions& options);
+FaultSearchResult search_fault(Fault fault, const CaseRunner& run, const FaultSearchOptions& options);
 
 }  // namespace mlacheck::cli

@@ -3,7 +3,10 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include <rapidcheck/detail/Configuration.h>
+
 #include "cli/fault_search.hpp"
+#include "cli/isolated_case.hpp"
 
 namespace mlacheck::cli {
 
@@ -23,31 +26,47 @@ std::vector<Fault> chosen_faults(const std::vector<std::string>& names) {
 }  // namespace
 
 void add_mutate_command(CLI::App& app, MutateOptions& options) {
-  CLI::App* cmd = app.add_subcommand("mutate", "Run the random properties against each fault and report which are caught");
+  CLI::App* cmd =
+      app.add_subcommand("mutate", "Run the random properties against each fault and report which are caught");
   cmd->add_option("--seed", options.seed, "rapidcheck seed")->capture_default_str();
   cmd->add_option("--cases", options.max_cases, "Device cases per fault before it counts as surviving")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   cmd->add_option("--fault", options.faults, "Hunt only this fault (repeatable)");
+  cmd->add_option("--max-batch", options.max_batch, "Most requests of a generated case")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-kv-len", options.max_kv_len, "Longest cache of a generated request")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--device", options.device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
 }
 
 int run_mutate(const MutateOptions& options) {
   const std::vector<Fault> faults = chosen_faults(options.faults);
-  BackendOrReason hip = make_hip_backend(options.device);
-  if (hip.backend == nullptr) {
+  const ProbedDevice device = probe_device(options.device);
+  if (device.name.empty()) {
     for (Fault f : faults) {
       const auto name = to_string(f);
-      std::printf("%-32.*s SKIPPED: %s\n", static_cast<int>(name.size()), name.data(), hip.reason.c_str());
+      std::printf("%-32.*s SKIPPED: %s\n", static_cast<int>(name.size()), name.data(),
+                  device.unavailable_reason.c_str());
     }
     return 0;
   }
-  std::printf("device: %s; seed %llu, up to %d cases per fault\n", hip.backend->device_name().c_str(),
-              static_cast<unsigned long long>(options.seed), options.max_cases);
+  // rapidcheck announces its configuration on first use; let that happen before the table.
+  rc::detail::configuration();
+  std::printf("device: %s; seed %llu, up to %d cases per fault, each case in a process of its own\n",
+              device.name.c_str(), static_cast<unsigned long long>(options.seed), options.max_cases);
+  const CaseRunner run = [&](const SweepCase& c, const FaultSet& f) { return run_case_in_child(c, f, options.device); };
   std::printf("%-32s %-7s %6s %8s  %s\n", "fault", "caught", "cases", "shrinks", "counterexample");
   int exit_status = 0;
   for (Fault f : faults) {
-    const FaultSearchResult r = search_fault(f, *hip.backend, {options.seed, options.max_cases});
+    FaultSearchOptions search{options.seed, options.max_cases, {}, {}};
+    search.mla_limits.max_batch = search.gather_limits.max_batch = options.max_batch;
+    search.mla_limits.max_kv_len = search.gather_limits.max_kv_len = options.max_kv_len;
+    // Keeps the oracle's side of one case near a second however many heads were drawn.
+    search.mla_limits.max_oracle_flops = 4e9;
+    const FaultSearchResult r = search_fault(f, run, search);
     const auto name = to_string(f);
     std::printf("%-32.*s %-7s %6d %8d", static_cast<int>(name.size()), name.data(), r.caught ? "yes" : "NO", r.cases,
                 r.shrinks);

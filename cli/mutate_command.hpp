@@ -15,6 +15,11 @@ struct MutateOptions {
   std::uint64_t seed = 1;           // --seed
   int max_cases = 100;              // --cases: per fault
   std::vector<std::string> faults;  // --fault: these only (default every fault)
+  // --max-batch, --max-kv-len: the generators' bounds at their largest size. Larger than the CPU
+  // properties' defaults: metadata-unpadded-heads only shows once the planner splits enough
+  // requests across the CUs that the partial rows outgrow buffers sized for the unpadded heads.
+  int max_batch = 8;
+  int max_kv_len = 2048;
   int device = 0;                   // --device
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "cli/isolated_case.hpp"
 #include "cli/kill_matrix_table.hpp"
 #include "cli/result_table.hpp"
 #include "scenarios/kill_matrix.hpp"
@@ -44,8 +45,9 @@ int run_scenarios(const ScenariosOptions& options) {
   const std::vector<scenarios::Scenario> table = scenarios::load_scenarios(options.file);
   const std::vector<scenarios::KnownBug> known =
       options.known_bugs.empty() ? std::vector<scenarios::KnownBug>{} : scenarios::load_known_bugs(options.known_bugs);
-  BackendOrReason hip = make_hip_backend(options.device);
-  std::printf("device: %s\n", hip.backend ? hip.backend->device_name().c_str() : ("none: " + hip.reason).c_str());
+  const ProbedDevice device = probe_device(options.device);
+  const bool available = !device.name.empty();
+  std::printf("device: %s\n", available ? device.name.c_str() : ("none: " + device.unavailable_reason).c_str());
   std::printf("%zu scenarios from %s, each clean and with %zu faults\n", table.size(), options.file.c_str(),
               std::size(kAllFaults));
 
@@ -54,8 +56,12 @@ int run_scenarios(const ScenariosOptions& options) {
     if (options.verbose) print_row(stdout, row, true);
     ++done;
   };
-  const scenarios::KillMatrix m =
-      scenarios::run_kill_matrix(table, hip.backend.get(), hip.reason, known, on_row);
+  // Each case in a process of its own where there is a device: a fault may lose it.
+  const scenarios::ScenarioRunner run = [&](const scenarios::Scenario& s, const FaultSet& f) {
+    return available ? run_case_in_child(s.problem, f, options.device)
+                     : scenarios::run_scenario(s, nullptr, device.unavailable_reason, f);
+  };
+  const scenarios::KillMatrix m = scenarios::run_kill_matrix(table, run, known, on_row);
   for (std::size_t r = 0; r < m.rows.size(); ++r) {
     const auto& row = m.rows[r];
     const std::size_t own = static_cast<std::size_t>(
@@ -67,8 +73,8 @@ int run_scenarios(const ScenariosOptions& options) {
 
   const std::vector<std::string> problems = scenarios::kill_matrix_problems(m);
   for (const std::string& p : problems) std::printf("PROBLEM: %s\n", p.c_str());
-  if (hip.backend == nullptr) {
-    std::printf("%zu cases SKIPPED: %s\n", done, hip.reason.c_str());
+  if (!available) {
+    std::printf("%zu cases SKIPPED: %s\n", done, device.unavailable_reason.c_str());
     return 0;
   }
   std::printf("%s: %zu cases, %zu problems\n", problems.empty() ? "ok" : "NOT OK", done, problems.size());

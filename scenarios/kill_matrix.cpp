@@ -29,18 +29,18 @@ ResultState KillMatrix::cell(std::size_t row, Fault f) const {
   return rows.at(row).with_fault.at(static_cast<std::size_t>(it - faults.begin())).state;
 }
 
-KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, Backend* backend,
-                           std::string_view unavailable_reason, const std::vector<KnownBug>& known_bugs,
+KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, const ScenarioRunner& run,
+                           const std::vector<KnownBug>& known_bugs,
                            const std::function<void(const CaseResult&)>& on_row) {
   KillMatrix m;
   m.faults.assign(std::begin(kAllFaults), std::end(kAllFaults));
   for (const Scenario& s : scenarios) {
-    KillMatrixRow row{s.id, s.fault, run_scenario(s, backend, unavailable_reason), {}};
+    KillMatrixRow row{s.id, s.fault, run(s, {}), {}};
     // Known bugs excuse the correct pipeline only; a faulted run is about the harness.
     apply_known_bugs(known_bugs, row.clean);
     if (on_row) on_row(row.clean);
     for (Fault f : m.faults) {
-      row.with_fault.push_back(run_scenario(s, backend, unavailable_reason, {f}));
+      row.with_fault.push_back(run(s, {f}));
       if (on_row) on_row(row.with_fault.back());
     }
     m.rows.push_back(std::move(row));

@@ -36,10 +36,14 @@ struct KillMatrix {
   ResultState cell(std::size_t row, Fault f) const;
 };
 
-// Runs every scenario clean and with each fault; on_row sees each CaseResult as it completes
-// (clean first, then the faults in column order) so a long run shows progress.
-KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, Backend* backend,
-                           std::string_view unavailable_reason, const std::vector<KnownBug>& known_bugs,
+// Runs one scenario with a set of faults: run_scenario on some backend, in this process or, where
+// a fault may lose the device, in a process of its own (cli/isolated_case.hpp).
+using ScenarioRunner = std::function<CaseResult(const Scenario&, const FaultSet&)>;
+
+// Runs every scenario clean and with each fault through `run`; on_row sees each CaseResult as it
+// completes (clean first, then the faults in column order) so a long run shows progress.
+KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, const ScenarioRunner& run,
+                           const std::vector<KnownBug>& known_bugs,
                            const std::function<void(const CaseResult&)>& on_row = {});
 
 // What keeps the matrix from proving the harness: a clean run that is neither PASSED nor

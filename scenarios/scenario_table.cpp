@@ -20,7 +20,8 @@ constexpr int kIntMax = std::numeric_limits<int>::max();
 // Columns only one op has: a value in the other op's row is a mistake in the table.
 constexpr std::string_view kMlaOnly[] = {"heads", "tp", "lv", "rope", "q_lens", "q_dtype", "path"};
 constexpr std::string_view kGatherOnly[] = {"layout", "interleaved", "kv_heads", "head_size"};
-constexpr std::string_view kRequired[] = {"id", "upstream", "reference", "model", "title", "op", "fault", "kv_lens", "note"};
+constexpr std::string_view kRequired[] = {"id",    "upstream", "reference", "model", "title",
+                                          "op",    "fault",    "kv_lens",   "note"};
 
 // validate() names fields by their repro keys; the column a key's value came from, or "" for a
 // derived field no column sets (scale, num_blocks, strides).

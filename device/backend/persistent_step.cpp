@@ -1,5 +1,6 @@
 // The persistent attention step: plan on the host, upload the six scheduling buffers, then the
 // persistent kernel and the reduce.
+#include <algorithm>
 #include <span>
 #include <string>
 #include <vector>
@@ -52,7 +53,13 @@ MetadataBuffers<const std::int32_t*> upload(const HostMetadata& m, GuardedBuffer
 PreparedDecode prepare_persistent_decode(const MlaDecodeProblem& p, const DeviceInfo& info, const DecodeIo& io,
                                          GuardedBuffers& bufs, const FaultSet& faults) {
   const PersistentPlan plan = make_plan(p, info, faults);
-  const kernels::PersistentWorkspace ws = kernels::persistent_workspace(plan.info, p.kv_lora_rank);
+  // The partial buffers hold the rows this plan uses (its header says how many), not the worst
+  // case metadata_info allows: their guard canaries then sit right behind the last row a correct
+  // launch writes, so any overrun breaks one -- S2's rows sized for fewer heads than the kernel
+  // writes would otherwise hide in the worst case's slack.
+  MetadataInfo used = plan.info;
+  used.partial_rows = std::max(plan.header.partial_rows, 1);
+  const kernels::PersistentWorkspace ws = kernels::persistent_workspace(used, p.kv_lora_rank);
   kernels::PersistentArgs args;
   args.shape = kernels::persistent_shape(p);
   args.plan = plan.info;

@@ -1,12 +1,17 @@
 // The scenario table as a parameterised GoogleTest, through the same loader and driver as
 // `mlacheck scenarios`: each row must PASS on the correct backend and be caught (FAILED or
 // ERRORED) with its own fault. Without a GPU each row reports SKIPPED with the reason.
+// Some faults lose the device (a sticky CUDA error, a fatal ROCm memory fault), so the faulted run
+// happens in a death-test child that re-executes this binary ("threadsafe" style): a fresh process
+// with its own GPU context, whose loss leaves the other tests' device alone.
 // MLACHECK_SCENARIOS names another table (e.g. the checkout's, on a machine the build was
 // carried to); by default the source tree's upstream.csv.
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
+#include <ostream>
 #include <string>
 
 #include "scenarios/kill_matrix.hpp"
@@ -47,18 +52,31 @@ BackendOrReason& shared_backend() {
 
 TEST(ScenarioTable, TableLoads) { EXPECT_EQ(table().error, "") << table_path(); }
 
+// The death-test child's body: the scenario with its fault, exit status 0 when caught.
+[[noreturn]] void exit_caught(const Scenario& s) {
+  const CaseResult row = run_scenario(s, shared_backend().backend.get(), shared_backend().reason, {s.fault});
+  std::fprintf(stderr, "fault %s: %s %s\n", std::string(to_string(s.fault)).c_str(),
+               std::string(to_string(row.state)).c_str(), row.reason.c_str());
+  std::_Exit(caught(row.state) ? 0 : 1);
+}
+
 class UpstreamScenario : public ::testing::TestWithParam<Scenario> {};
 
 TEST_P(UpstreamScenario, PassesCleanAndIsCaughtWithItsFault) {
   const Scenario& s = GetParam();
-  Backend* backend = shared_backend().backend.get();
-  const CaseResult clean = run_scenario(s, backend, shared_backend().reason);
+  const CaseResult clean = run_scenario(s, shared_backend().backend.get(), shared_backend().reason);
   if (clean.state == ResultState::skipped) GTEST_SKIP() << clean.reason;
   ASSERT_EQ(clean.state, ResultState::passed) << clean.reason << "\n  repro: " << clean.repro;
-  const CaseResult faulted = run_scenario(s, backend, shared_backend().reason, {s.fault});
-  EXPECT_TRUE(caught(faulted.state)) << "fault " << to_string(s.fault) << " survived as "
-                                     << to_string(faulted.state) << "\n  repro: " << faulted.repro;
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(exit_caught(s), ::testing::ExitedWithCode(0), "fault .*: (FAILED|ERRORED)")
+      << "the fault survived\n  repro: " << clean.repro;
 }
+
+}  // namespace
+
+void PrintTo(const Scenario& s, std::ostream* os) { *os << s.id << " (" << s.upstream << ", " << s.reference << ")"; }
+
+namespace {
 
 std::string test_name(const std::string& id) {
   std::string out;
