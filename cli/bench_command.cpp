@@ -76,6 +76,7 @@ void add_bench_command(CLI::App& app, BenchOptions& options) {
   cmd->add_option("--warmup", options.warmup, "Untimed runs first")->capture_default_str()->check(CLI::NonNegativeNumber);
   cmd->add_flag("--quick", options.quick, "Small shapes: checks the command works; not figures to report");
   cmd->add_option("--csv", options.csv, "Write every row to this CSV file");
+  cmd->add_option("--filter", options.filter, "Only the shapes whose name contains this text (e.g. kv4096, h128, split_kv)");
   cmd->add_flag("--skip-throughput", options.skip_throughput, "Leave out the harness throughput");
 }
 
@@ -91,7 +92,10 @@ int run_bench(const BenchOptions& options) {
   std::printf("device: %s\n", hip.backend->device_name().c_str());
   const double copy_gbps = copy_bandwidth_gbps(options.device, options.quick ? (std::size_t{1} << 26) : (std::size_t{1} << 30), 20);
 
-  const std::vector<MlaDecodeProblem> shapes = decode_bench_shapes(options.quick);
+  std::vector<MlaDecodeProblem> shapes;
+  for (MlaDecodeProblem& p : decode_bench_shapes(options.quick)) {
+    if (p.name.find(options.filter) != std::string::npos) shapes.push_back(std::move(p));
+  }
   std::vector<BenchRow> rows;
   // The oracle of the next shapes runs on CPU threads while this one is checked and timed.
   std::deque<std::future<PreparedMlaCase>> ahead;

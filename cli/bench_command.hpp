@@ -14,6 +14,7 @@ struct BenchOptions {
   int warmup = 5;
   bool quick = false;  // small shapes: a smoke test of the command, not figures to report
   std::string csv;     // --csv FILE: every row, for plotting
+  std::string filter;  // --filter TEXT: only the shapes whose name contains it
   bool skip_throughput = false;
 };
 

@@ -12,7 +12,7 @@ HipBackend::HipBackend(int device_index) : info_(device_info(device_index)) {}
 std::string HipBackend::device_name() const { return info_.name + " (" + info_.arch + ")"; }
 
 std::optional<std::string> HipBackend::supports(const MlaDecodeProblem& p) const {
-  // Both paths attend with the same head-tile kernels, so they refuse the same shapes.
+  // Both paths attend with the same row-group kernels, so they refuse the same shapes.
   if (auto why = kernels::split_kv_unsupported(kernels::split_kv_shape(p, 1))) return why;
   if (auto why = mla_decode_memory_shortfall(p, info_)) return why;
   return std::nullopt;

@@ -1,12 +1,20 @@
-// The split-KV attention step: stage 1 partials over (token, head tile, split), stage 2 merge.
+// The split-KV attention step: stage 1 partials over (request, row group, split), stage 2 merge.
 #include "device/backend/decode_steps.hpp"
 #include "device/kernels/split_kv_decode.hpp"
 
 namespace mlacheck {
 
+namespace {
+
+int split_count(const MlaDecodeProblem& p, const DeviceInfo& info) {
+  return kernels::split_kv_num_splits(p, info.compute_units, kernels::split_kv_max_row_tiles(p.q_dtype, p.kv_dtype));
+}
+
+}  // namespace
+
 PreparedDecode prepare_split_kv_decode(const MlaDecodeProblem& p, const DeviceInfo& info, const DecodeIo& io,
                                        GuardedBuffers& bufs, const FaultSet& faults) {
-  const int num_splits = kernels::split_kv_num_splits(p, info.compute_units);
+  const int num_splits = split_count(p, info);
   kernels::SplitKvArgs args;
   args.shape = kernels::split_kv_shape(p, num_splits);
   const kernels::SplitKvWorkspace ws = kernels::split_kv_workspace(args.shape);
@@ -25,7 +33,7 @@ PreparedDecode prepare_split_kv_decode(const MlaDecodeProblem& p, const DeviceIn
 
 std::size_t split_kv_workspace_bytes(const MlaDecodeProblem& p, const DeviceInfo& info) {
   const kernels::SplitKvWorkspace ws =
-      kernels::split_kv_workspace(kernels::split_kv_shape(p, kernels::split_kv_num_splits(p, info.compute_units)));
+      kernels::split_kv_workspace(kernels::split_kv_shape(p, split_count(p, info)));
   return (ws.partial_o_floats + ws.partial_lse_floats) * sizeof(float);
 }
 

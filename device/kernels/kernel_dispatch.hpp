@@ -1,8 +1,9 @@
 #pragma once
-// Host-side helpers shared by the decode launchers (.hip files only): runtime dtypes and the value
-// tile width turn into template arguments of a kernel instance, and the head-tile parameters both
-// paths pass their kernels. Each launcher checks its shape first, so reaching a case without a
-// kernel is a bug in that check (std::logic_error).
+// Host-side helpers shared by the decode launchers (.hip files only): runtime dtypes and the row
+// tiles of a row group turn into template arguments of a kernel instance, and the attention
+// parameters both paths pass their kernels. Each launcher checks its shape first, so reaching a case
+// without a kernel is a bug in that check (std::logic_error), except a value tile past 512, which
+// only the fault tile-width-from-lk asks for (the upstream failure: no kernel for the width).
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -11,8 +12,10 @@
 
 #include "core/dtype.hpp"
 #include "core/dtype_convert.hpp"
-#include "device/kernels/head_tile_attention.hpp"
+#include "device/kernels/attention_geometry.hpp"
+#include "device/kernels/row_group_attention.hpp"
 #include "device/kernels/split_kv_plan.hpp"
+#include "device/platform/gpu_check.hpp"
 
 namespace mlacheck::kernels {
 
@@ -55,23 +58,53 @@ void with_kv_type(DType t, F&& f) {
   }
 }
 
+// The row tiles of a kernel instance: 1, 2 or 4, as far as the platform holds them.
 template <class F>
-void with_value_tile(int tile, F&& f) {
-  switch (tile) {
-    case 16:
-      return f(std::integral_constant<int, 16>{});
-    case 32:
-      return f(std::integral_constant<int, 32>{});
-    case 64:
-      return f(std::integral_constant<int, 64>{});
-    case 128:
-      return f(std::integral_constant<int, 128>{});
-    case 256:
-      return f(std::integral_constant<int, 256>{});
-    case 512:
-      return f(std::integral_constant<int, 512>{});
-    default:
-      throw std::logic_error("decode kernel dispatch: no kernel for value tile " + std::to_string(tile));
+void with_row_tiles(int row_tiles, F&& f) {
+  if (row_tiles == 1) return f(std::integral_constant<int, 1>{});
+  if constexpr (kPlatformMaxRowTiles >= 2) {
+    if (row_tiles == 2) return f(std::integral_constant<int, 2>{});
+  }
+  if constexpr (kPlatformMaxRowTiles >= 4) {
+    if (row_tiles == 4) return f(std::integral_constant<int, 4>{});
+  }
+  throw std::logic_error("decode kernel dispatch: no kernel for " + std::to_string(row_tiles) + " row tiles");
+}
+
+// q and a 16-bit cache of different types: the kernels split q and P in two (latent_staging.hpp),
+// which takes twice their shared memory.
+inline bool mixed_dtypes(DType q, DType kv) { return storage_bytes(kv) == 2 && q != kv; }
+
+// The most row tiles one block of the kernels holds on this platform for these dtypes.
+inline int max_row_tiles(DType q, DType kv) { return mixed_dtypes(q, kv) ? 1 : kPlatformMaxRowTiles; }
+
+// Calls f(q tag, kv tag, row tiles) for the kernel instance of a row group; instances with split q
+// exist for one row tile only.
+template <class F>
+void with_attention_kernel(DType q, DType kv, int row_tiles, F&& f) {
+  with_16bit_type("q_dtype", q, [&](auto q_tag) {
+    with_kv_type(kv, [&](auto kv_tag) {
+      using Q = typename std::decay_t<decltype(q_tag)>::type;
+      using KV = typename std::decay_t<decltype(kv_tag)>::type;
+      if constexpr (!std::is_same_v<Q, mma_type_t<Q, KV>>) {
+        if (row_tiles != 1) throw std::logic_error("decode kernel dispatch: split q takes one row tile");
+        f(q_tag, kv_tag, std::integral_constant<int, 1>{});
+      } else {
+        with_row_tiles(row_tiles, [&](auto tiles) { f(q_tag, kv_tag, tiles); });
+      }
+    });
+  });
+}
+
+// Dynamic shared memory of a kernel instance, allowed past the 48 KB default before its first launch.
+template <class Q, class KV, int kRowTiles>
+std::size_t attention_shared_bytes() {
+  return sizeof(typename RowGroupAttention<Q, KV, kRowTiles>::Shared);
+}
+
+inline void allow_shared_bytes(const void* kernel, std::size_t bytes) {
+  if (bytes > 48 * 1024) {
+    GPU_CHECK(hipFuncSetAttribute(kernel, hipFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes)));
   }
 }
 
@@ -81,14 +114,18 @@ inline bool rows_vector_loadable(const void* base, int row_elems, DType t) {
 }
 
 // Scores are taken against the cache codes (score_scale = scale * kv_scale) and kv_scale is applied
-// once to the normalised output.
-inline HeadTileParams head_tile_params(const void* q, DType q_dtype, const void* kv_cache, DType kv_dtype, int lv,
-                                       int rope, float scale, float kv_scale) {
-  HeadTileParams t{};
+// once to the normalised output. The row layout's widths come from the dispatch's tiles (S5).
+inline AttentionParams attention_params(const void* q, DType q_dtype, const void* kv_cache, DType kv_dtype, int lv,
+                                        int rope, float scale, float kv_scale, const LatentTiles& tiles) {
+  if (tiles.value > kMaxValueTile) {
+    throw std::logic_error("decode kernel dispatch: no kernel for value tile " + std::to_string(tiles.value));
+  }
+  AttentionParams t{};
   t.kv = kv_cache;
   t.lv = lv;
   t.rope = rope;
-  t.rope_tile = rope_tile_width(rope);
+  t.value_tile = tiles.value;
+  t.rope_tile = tiles.rope;
   t.score_scale = scale * kv_scale;
   t.value_scale = kv_scale;
   t.q_vector = rows_vector_loadable(q, lv + rope, q_dtype);

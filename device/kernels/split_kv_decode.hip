@@ -1,7 +1,9 @@
-// The split-KV launcher: checks the shape, turns the runtime dtypes and the value tile width into
-// template arguments, and enqueues stage 1 and stage 2.
+// The split-KV launcher: checks the shape, chooses the row groups, turns the runtime dtypes and the
+// row tiles into template arguments, and enqueues stage 1 and stage 2.
 #include "device/kernels/split_kv_decode.hpp"
 
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -20,6 +22,8 @@ void require_pointer(const void* ptr, const char* name) {
 
 }  // namespace
 
+int split_kv_max_row_tiles(DType q_dtype, DType kv_dtype) { return max_row_tiles(q_dtype, kv_dtype); }
+
 void launch_mla_decode_split_kv(const SplitKvArgs& a, StreamHandle stream_handle) {
   const SplitKvShape& s = a.shape;
   if (auto why = split_kv_unsupported(s)) throw std::invalid_argument("split-KV MLA decode: " + *why);
@@ -36,30 +40,33 @@ void launch_mla_decode_split_kv(const SplitKvArgs& a, StreamHandle stream_handle
 
   PartialParams partial{};
   const LatentTiles tiles = latent_tiles(s.lv, s.rope, a.faults.has(Fault::tile_width_from_lk));
-  partial.tile = head_tile_params(a.q, s.q_dtype, a.kv_cache, s.kv_dtype, s.lv, s.rope, s.scale, s.kv_scale);
-  partial.tile.rope_tile = tiles.rope;
+  partial.attention =
+      attention_params(a.q, s.q_dtype, a.kv_cache, s.kv_dtype, s.lv, s.rope, s.scale, s.kv_scale, tiles);
+  partial.groups = row_groups(s.padded_heads, s.max_q_len, max_row_tiles(s.q_dtype, s.kv_dtype));
   partial.q = a.q;
   partial.kv_indices = a.kv_indices;
   partial.kv_indptr = a.kv_indptr;
   partial.qo_indptr = a.qo_indptr;
   partial.partial_o = a.partial_o;
   partial.partial_lse = a.partial_lse;
-  partial.batch = s.batch;
   partial.padded_heads = s.padded_heads;
   partial.num_splits = s.num_splits;
+  partial.token_groups = (s.max_q_len + partial.groups.tokens - 1) / partial.groups.tokens;
   partial.collapse_non_pow2_rows = a.faults.has(Fault::non_pow2_qlen_rows_collapse);
 
-  const int head_tiles = s.padded_heads / kHeadTile;
-  const dim3 partial_grid(static_cast<unsigned>(s.total_q_tokens * head_tiles), static_cast<unsigned>(s.num_splits));
-  with_16bit_type("q_dtype", s.q_dtype, [&](auto q_tag) {
-    with_kv_type(s.kv_dtype, [&](auto kv_tag) {
-      with_value_tile(tiles.value, [&](auto value_tile) {
-        using Q = typename decltype(q_tag)::type;
-        using KV = typename decltype(kv_tag)::type;
-        split_kv_partial_kernel<Q, KV, decltype(value_tile)::value>
-            <<<partial_grid, kHeadTileThreads, 0, stream>>>(partial);
-      });
-    });
+  const std::int64_t blocks = row_group_blocks(s, partial.groups);
+  if (blocks > std::numeric_limits<std::int32_t>::max()) {
+    throw std::invalid_argument("split-KV MLA decode: " + std::to_string(blocks) + " row groups exceed one grid dimension");
+  }
+  const dim3 partial_grid(static_cast<unsigned>(blocks), static_cast<unsigned>(s.num_splits));
+  with_attention_kernel(s.q_dtype, s.kv_dtype, partial.groups.row_tiles, [&](auto q_tag, auto kv_tag, auto row_tiles) {
+    using Q = typename decltype(q_tag)::type;
+    using KV = typename decltype(kv_tag)::type;
+    constexpr int kRowTiles = decltype(row_tiles)::value;
+    const auto kernel = split_kv_partial_kernel<Q, KV, kRowTiles>;
+    const std::size_t shared_bytes = attention_shared_bytes<Q, KV, kRowTiles>();
+    allow_shared_bytes(reinterpret_cast<const void*>(kernel), shared_bytes);
+    kernel<<<partial_grid, kAttentionThreads, shared_bytes, stream>>>(partial);
   });
   GPU_CHECK_LAUNCH("split_kv_partial_kernel", stream);
 

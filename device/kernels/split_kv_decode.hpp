@@ -1,10 +1,11 @@
 #pragma once
-// The split-KV MLA decode launcher (UPSTREAM's non-persistent path): stage 1 over (query token,
-// 16-head tile, split) writes partial O and LSE, stage 2 merges them by log-sum-exp. Inputs are
+// The split-KV MLA decode launcher (UPSTREAM's non-persistent path): stage 1 over (request, row
+// group of query tokens x 16-head tiles, split) writes partial O and LSE, stage 2 merges them by log-sum-exp. Inputs are
 // the device-side layout after head padding and page expansion (page size 1). Plain C++: no GPU
 // types, so host code (the backend, the tests) calls it without the GPU compiler.
 #include <cstdint>
 
+#include "core/dtype.hpp"
 #include "device/faults.hpp"
 #include "device/kernels/split_kv_plan.hpp"
 #include "device/platform/stream_handle.hpp"
@@ -25,6 +26,10 @@ struct SplitKvArgs {
   float* lse = nullptr;                      // [T, Hp], natural log
   FaultSet faults;  // tile-width-from-lk (the dispatch) and non-pow2-qlen-rows-collapse (stage 1)
 };
+
+// The most row tiles (16 padded heads of one query token each) a stage-1 block holds on this build's
+// GPU for these dtypes: the max_row_tiles of split_kv_num_splits and row_groups.
+int split_kv_max_row_tiles(DType q_dtype, DType kv_dtype);
 
 // Enqueues both stages on `stream`. Throws std::invalid_argument for a shape that
 // split_kv_unsupported() refuses or a missing pointer (nothing is launched), and GpuError when a

@@ -8,8 +8,8 @@ namespace mlacheck::kernels {
 
 namespace {
 
-int next_pow2(int v) {
-  int p = 1;
+std::int64_t next_pow2(std::int64_t v) {
+  std::int64_t p = 1;
   while (p < v) p *= 2;
   return p;
 }
@@ -24,6 +24,7 @@ SplitKvShape split_kv_shape(const MlaDecodeProblem& p, int num_splits) {
   SplitKvShape s;
   s.batch = batch(p);
   s.total_q_tokens = total_q_tokens(p);
+  s.max_q_len = max_q_len(p);
   s.padded_heads = padded_heads(p);
   s.lv = p.kv_lora_rank;
   s.rope = p.rope_dim;
@@ -36,27 +37,56 @@ SplitKvShape split_kv_shape(const MlaDecodeProblem& p, int num_splits) {
   return s;
 }
 
-int value_tile_width(int lv) { return next_pow2(lv); }
+int value_tile_width(int lv) { return static_cast<int>(next_pow2(lv)); }
 
-int rope_tile_width(int rope) { return rope == 0 ? 0 : std::max(8, next_pow2(rope)); }
+int rope_tile_width(int rope) { return rope == 0 ? 0 : static_cast<int>(std::max<std::int64_t>(8, next_pow2(rope))); }
 
 LatentTiles latent_tiles(int lv, int rope, bool from_lk) {
-  if (from_lk) return {next_pow2(lv + rope), 0};
+  if (from_lk) return {static_cast<int>(next_pow2(lv + rope)), 0};
   return {value_tile_width(lv), rope_tile_width(rope)};
 }
 
-int choose_num_splits(std::int64_t row_blocks, int max_kv_len, int compute_units) {
-  const std::int64_t target_blocks = std::int64_t{std::max(compute_units, 1)} * kTargetBlocksPerCu;
-  if (row_blocks <= 0 || row_blocks >= target_blocks) return 1;
-  const std::int64_t for_occupancy = ceil_div(target_blocks, row_blocks);
-  const std::int64_t for_length = std::max<std::int64_t>(1, max_kv_len / kMinSplitTokens);
-  return static_cast<int>(std::min({for_occupancy, for_length, std::int64_t{kMaxAutoSplits}}));
+RowGroups row_groups(int padded_heads, int max_q_len, int max_row_tiles) {
+  const int head_tiles = std::max(1, padded_heads / kHeadTile);
+  const std::int64_t wanted = std::int64_t{head_tiles} * std::max(1, max_q_len);
+  int row_tiles = 1;
+  while (row_tiles < max_row_tiles && row_tiles < wanted) row_tiles *= 2;
+  RowGroups g;
+  g.head_tiles = std::min(row_tiles, head_tiles);
+  while (head_tiles % g.head_tiles != 0) --g.head_tiles;
+  g.tokens = std::max(1, std::min(row_tiles / g.head_tiles, max_q_len));
+  // The power of two holding the slots used: 3 head tiles of one token take 4 slots (one idle);
+  // 5 head tiles (no divisor from 2 to 4) go one to a block.
+  g.row_tiles = static_cast<int>(next_pow2(g.head_tiles * g.tokens));
+  return g;
 }
 
-int split_kv_num_splits(const MlaDecodeProblem& p, int compute_units) {
+std::int64_t row_group_blocks(const SplitKvShape& s, const RowGroups& g) {
+  return std::int64_t{s.batch} * ceil_div(s.max_q_len, g.tokens) * (s.padded_heads / kHeadTile / g.head_tiles);
+}
+
+int choose_num_splits(std::int64_t row_blocks, int max_kv_len, int compute_units) {
+  if (row_blocks <= 0) return 1;
+  const std::int64_t slots = std::max(compute_units, 1);
+  const std::int64_t longest = std::max(max_kv_len, 1);
+  const std::int64_t most = std::min<std::int64_t>(kMaxAutoSplits, std::max<std::int64_t>(1, longest / kMinSplitTokens));
+  int best = 1;
+  std::int64_t best_cost = std::numeric_limits<std::int64_t>::max();
+  for (std::int64_t s = 1; s <= most; ++s) {
+    const std::int64_t cost = ceil_div(row_blocks * s, slots) * (ceil_div(longest, s) + kSplitOverheadTokens);
+    if (cost < best_cost) {
+      best_cost = cost;
+      best = static_cast<int>(s);
+    }
+  }
+  return best;
+}
+
+int split_kv_num_splits(const MlaDecodeProblem& p, int compute_units, int max_row_tiles) {
   if (p.num_splits > 0) return p.num_splits;
-  const std::int64_t row_blocks = std::int64_t{total_q_tokens(p)} * (padded_heads(p) / kHeadTile);
-  return choose_num_splits(row_blocks, max_kv_len(p), compute_units);
+  const SplitKvShape s = split_kv_shape(p, 1);
+  return choose_num_splits(row_group_blocks(s, row_groups(s.padded_heads, s.max_q_len, max_row_tiles)), max_kv_len(p),
+                           compute_units);
 }
 
 std::optional<std::string> split_kv_unsupported(const SplitKvShape& s) {
@@ -64,6 +94,9 @@ std::optional<std::string> split_kv_unsupported(const SplitKvShape& s) {
   if (s.total_q_tokens < s.batch) {
     return field("total_q_tokens", s.total_q_tokens) + ": fewer query tokens than the " + std::to_string(s.batch) +
            " requests";
+  }
+  if (s.max_q_len < 1 || s.max_q_len > s.total_q_tokens) {
+    return field("max_q_len", s.max_q_len) + ": must be in [1, total_q_tokens]";
   }
   if (s.padded_heads < kHeadTile || s.padded_heads % kHeadTile != 0) {
     return field("padded_heads", s.padded_heads) + ": not a positive multiple of the 16-head tile (pad heads first)";

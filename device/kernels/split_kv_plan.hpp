@@ -12,24 +12,26 @@
 
 namespace mlacheck::kernels {
 
-// Geometry shared with the kernels (split_kv_partial_kernel.hpp static_asserts against these).
-inline constexpr int kHeadTile = 16;       // padded heads per stage-1 block
-inline constexpr int kKvTile = 16;         // KV tokens staged through shared memory per step
-inline constexpr int kMaxValueTile = 512;  // largest next_pow2(Lv) with a kernel instance
+// Geometry shared with the kernels.
+inline constexpr int kHeadTile = 16;       // padded heads per row tile (the rows of one MMA tile)
+inline constexpr int kKvTile = 16;         // granule of split boundaries and of the persistent planner
+inline constexpr int kMaxValueTile = 512;  // largest next_pow2(Lv) the kernels stage
 inline constexpr int kMaxRopeTile = 64;    // largest rope tile: R in [0, 64]
 inline constexpr int kMaxSplits = 4096;    // the most splits validate() allows
-// Splits shorter than this cost more in their fixed work (q tile, 16 x Lv fp32 partial write,
-// merge read) than they win in parallelism; the automatic choice keeps splits at least this long.
+// Splits shorter than this cost more in their fixed work (q tile, pipeline fill, 16 x Lv fp32
+// partial write, merge read) than they win in parallelism; the automatic choice keeps splits at
+// least this long.
 inline constexpr int kMinSplitTokens = 256;
 inline constexpr int kMaxAutoSplits = 64;
-// Resident stage-1 blocks per CU/SM the automatic choice aims for, so that one block's memory
-// stalls are covered by another's work.
-inline constexpr int kTargetBlocksPerCu = 2;
+// The fixed cost of a stage-1 block in kv tokens streamed (q tile, pipeline fill and drain,
+// partial write): the automatic split choice weighs more, shorter blocks against it.
+inline constexpr int kSplitOverheadTokens = 128;
 
 // Everything the kernels need from an MlaDecodeProblem, after head padding.
 struct SplitKvShape {
   int batch = 0;
   int total_q_tokens = 0;
+  int max_q_len = 0;
   int padded_heads = 0;
   int lv = 0;    // kv_lora_rank: width of V and O
   int rope = 0;  // R: Lk = lv + rope
@@ -59,12 +61,28 @@ struct LatentTiles {
 };
 LatentTiles latent_tiles(int lv, int rope, bool from_lk);
 
-// Splits per request for `row_blocks` = total_q_tokens * head tiles stage-1 blocks on a device
-// with `compute_units` CUs/SMs: enough blocks to give each CU kTargetBlocksPerCu, no split shorter
-// than kMinSplitTokens of the longest request, at most kMaxAutoSplits.
+// How stage-1 blocks (and persistent row groups) gather query rows: a block attends `row_tiles`
+// row-tile slots, holding `head_tiles` consecutive head tiles of each of `tokens` consecutive query
+// tokens of one request, so every KV tile is staged once for all of them. row_tiles is a power of
+// two up to max_row_tiles (the kernels' limit for the device and dtypes), head_tiles divides
+// padded_heads / 16, and head_tiles * tokens <= row_tiles.
+struct RowGroups {
+  int row_tiles = 1;
+  int head_tiles = 1;
+  int tokens = 1;
+};
+RowGroups row_groups(int padded_heads, int max_q_len, int max_row_tiles);
+
+// Stage-1 blocks per split: request x token group x head group.
+std::int64_t row_group_blocks(const SplitKvShape& s, const RowGroups& g);
+
+// Splits per request for `row_blocks` stage-1 blocks per split on a device with `compute_units`
+// CUs/SMs, each running one block at a time: the count that minimises waves x (tokens per split +
+// kSplitOverheadTokens), with no split shorter than kMinSplitTokens of the longest request and at
+// most kMaxAutoSplits; the fewest splits on a tie.
 int choose_num_splits(std::int64_t row_blocks, int max_kv_len, int compute_units);
-// problem.num_splits when set (> 0), else choose_num_splits for the problem.
-int split_kv_num_splits(const MlaDecodeProblem& p, int compute_units);
+// problem.num_splits when set (> 0), else choose_num_splits for the problem's row groups.
+int split_kv_num_splits(const MlaDecodeProblem& p, int compute_units, int max_row_tiles);
 
 // nullopt when the kernels handle the shape; otherwise the reason, naming the field and value.
 std::optional<std::string> split_kv_unsupported(const SplitKvShape& s);

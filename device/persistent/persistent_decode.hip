@@ -1,6 +1,6 @@
-// The persistent launcher: checks the buffer set (S1), the shape and the plan, turns the runtime
-// dtypes and the value tile width into template arguments, and enqueues the persistent kernel and
-// the reduce.
+// The persistent launcher: checks the buffer set (S1), the shape and the plan, chooses the row
+// groups, turns the runtime dtypes and the row tiles into template arguments, and enqueues the
+// persistent kernel and the reduce.
 #include "device/persistent/persistent_decode.hpp"
 
 #include <algorithm>
@@ -23,14 +23,9 @@ void require_pointer(const void* ptr, const char* name) {
   if (ptr == nullptr) refuse(std::string(name) + " is null");
 }
 
-// Calls f(q tag, kv tag, value tile) for the persistent kernel instance of `s`.
-template <class F>
-void with_kernel_types(const PersistentShape& s, F&& f) {
-  with_16bit_type("q_dtype", s.q_dtype, [&](auto q_tag) {
-    with_kv_type(s.kv_dtype, [&](auto kv_tag) {
-      with_value_tile(value_tile_width(s.lv), [&](auto tile) { f(q_tag, kv_tag, tile); });
-    });
-  });
+// The launch's row groups: an item holds at most min(q_tile_tokens, max_q_len) tokens.
+RowGroups persistent_row_groups(const PersistentShape& s, const MetadataInfo& plan) {
+  return row_groups(s.padded_heads, std::min(plan.q_tile_tokens, plan.max_q_len), max_row_tiles(s.q_dtype, s.kv_dtype));
 }
 
 // The plan must be one metadata_info made: the grid sizes come from it.
@@ -78,12 +73,15 @@ void launch_reduce(const PersistentArgs& a, hipStream_t stream) {
 int persistent_block_slots(const PersistentShape& s, int compute_units) {
   if (auto why = persistent_unsupported(s)) refuse(*why);
   int per_cu = 0;
-  with_kernel_types(s, [&](auto q_tag, auto kv_tag, auto tile) {
+  // The instance of the most row tiles: the largest shared memory any launch of this shape takes.
+  with_attention_kernel(s.q_dtype, s.kv_dtype, max_row_tiles(s.q_dtype, s.kv_dtype), [&](auto q_tag, auto kv_tag, auto tiles) {
     using Q = typename decltype(q_tag)::type;
     using KV = typename decltype(kv_tag)::type;
-    GPU_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_cu, reinterpret_cast<const void*>(&persistent_decode_kernel<Q, KV, decltype(tile)::value>),
-        kHeadTileThreads, 0));
+    constexpr int kRowTiles = decltype(tiles)::value;
+    const auto kernel = reinterpret_cast<const void*>(&persistent_decode_kernel<Q, KV, kRowTiles>);
+    const std::size_t shared_bytes = attention_shared_bytes<Q, KV, kRowTiles>();
+    allow_shared_bytes(kernel, shared_bytes);
+    GPU_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_cu, kernel, kAttentionThreads, shared_bytes));
   });
   if (per_cu < 1) {
     throw std::runtime_error("persistent MLA decode: the runtime reports an occupancy of 0 blocks per CU");
@@ -109,7 +107,9 @@ void launch_mla_decode_persistent(const PersistentArgs& a, StreamHandle stream_h
   const auto stream = static_cast<hipStream_t>(stream_handle);
 
   PersistentParams p{};
-  p.tile = head_tile_params(a.q, s.q_dtype, a.kv_cache, s.kv_dtype, s.lv, s.rope, s.scale, s.kv_scale);
+  p.attention = attention_params(a.q, s.q_dtype, a.kv_cache, s.kv_dtype, s.lv, s.rope, s.scale, s.kv_scale,
+                                 latent_tiles(s.lv, s.rope, false));
+  p.groups = persistent_row_groups(s, a.plan);
   p.q = a.q;
   p.kv_indices = a.kv_indices;
   p.qo_indptr = a.qo_indptr;
@@ -122,11 +122,14 @@ void launch_mla_decode_persistent(const PersistentArgs& a, StreamHandle stream_h
   p.padded_heads = s.padded_heads;
   p.o_f16 = s.o_dtype == DType::f16;
 
-  with_kernel_types(s, [&](auto q_tag, auto kv_tag, auto tile) {
+  with_attention_kernel(s.q_dtype, s.kv_dtype, p.groups.row_tiles, [&](auto q_tag, auto kv_tag, auto tiles) {
     using Q = typename decltype(q_tag)::type;
     using KV = typename decltype(kv_tag)::type;
-    persistent_decode_kernel<Q, KV, decltype(tile)::value>
-        <<<static_cast<unsigned>(a.plan.num_cus), kHeadTileThreads, 0, stream>>>(p);
+    constexpr int kRowTiles = decltype(tiles)::value;
+    const auto kernel = persistent_decode_kernel<Q, KV, kRowTiles>;
+    const std::size_t shared_bytes = attention_shared_bytes<Q, KV, kRowTiles>();
+    allow_shared_bytes(reinterpret_cast<const void*>(kernel), shared_bytes);
+    kernel<<<static_cast<unsigned>(a.plan.num_cus), kAttentionThreads, shared_bytes, stream>>>(p);
   });
   GPU_CHECK_LAUNCH("persistent_decode_kernel", stream);
   launch_reduce(a, stream);

@@ -1,10 +1,11 @@
 #pragma once
 // The persistent MLA decode kernel: one block per resident block slot (the planner's num_cus)
 // walks its work list work_info_set[work_indptr[slot] .. [slot + 1]). A work item is (request,
-// q tile, kv range) for every padded head (plan_layout.hpp); the block attends each (token, head
-// tile) of the q tile to the part of the item's kv range the token sees, with the head-tile
-// machinery split-KV uses. Unsplit items (partial_qo_loc = -1) write the final O and LSE; items
-// of a split tile write fp32 partial rows at partial_qo_loc that the reduce kernel merges.
+// q tile, kv range) for every padded head (plan_layout.hpp); the block attends the item's query
+// tokens x head tiles in row groups (row_group_attention.hpp, the machinery split-KV uses: each
+// group's KV tiles are staged once for all its rows), each row to the part of the item's kv range
+// it sees. Unsplit items (partial_qo_loc = -1) write the final O and LSE; items of a split tile
+// write fp32 partial rows at partial_qo_loc that the reduce kernel merges.
 //
 // Causal rule from the item alone: query token r sees flat kv positions
 //   j < kv_end + kv_offset - (last token of the request - r)
@@ -16,7 +17,8 @@
 #include <cstdint>
 
 #include "core/dtype_convert.hpp"
-#include "device/kernels/head_tile_attention.hpp"
+#include "device/kernels/row_group_attention.hpp"
+#include "device/kernels/split_kv_plan.hpp"
 #include "device/planner/plan_layout.hpp"
 
 namespace mlacheck::kernels {
@@ -25,7 +27,8 @@ static_assert(kHeadTile == mlacheck::kHeadTile && kKvTile == mlacheck::kKvGranul
               "the planner's head tile and kv granule are the kernel's tiles");
 
 struct PersistentParams {
-  HeadTileParams tile;
+  AttentionParams attention;
+  RowGroups groups;                 // row groups of an item's tokens x head tiles
   const void* q;                    // [total_q_tokens, padded_heads, lk], q dtype
   const std::int32_t* kv_indices;   // a cache slot per position of the flat kv space
   const std::int32_t* qo_indptr;    // [batch + 1]
@@ -41,61 +44,55 @@ struct PersistentParams {
   bool o_f16;
 };
 
-namespace persistent {
-
-// Calls f(HeadTileOut<...>) for the head tile at packed row `row0` (row * padded_heads + head0):
-// fp32 partial rows for a split item, the final O in its dtype otherwise.
-template <class F>
-__device__ void with_head_tile_out(const PersistentParams& p, bool split, std::int64_t row0, F&& f) {
-  const int lv = p.tile.lv;
-  if (split) {
-    f(HeadTileOut<float>{p.partial_o + row0 * lv, lv, p.partial_lse + row0, 1});
-  } else if (p.o_f16) {
-    f(HeadTileOut<f16_t>{static_cast<f16_t*>(p.o) + row0 * lv, lv, p.lse + row0, 1});
-  } else {
-    f(HeadTileOut<bf16_t>{static_cast<bf16_t*>(p.o) + row0 * lv, lv, p.lse + row0, 1});
-  }
-}
-
-// A head tile that saw no kv token: O = 0, LSE = -inf.
-template <class Out>
-__device__ void write_empty_head_tile(int lv, const HeadTileOut<Out>& out) {
-  const int tid = static_cast<int>(threadIdx.x);
-  for (int i = tid; i < kHeadTile * lv; i += kHeadTileThreads) {
-    out.o[i / lv * out.o_head_stride + i % lv] = from_float<Out>(0.0f);
-  }
-  if (tid < kHeadTile) out.lse[tid * out.lse_head_stride] = head_tile::kMinusInf;
-}
-
-}  // namespace persistent
-
-template <class Q, class KV, int kValueTile>
-__global__ void __launch_bounds__(kHeadTileThreads) persistent_decode_kernel(PersistentParams p) {
-  __shared__ HeadTileShared<kValueTile> shared;
-  const int lk = p.tile.lv + p.tile.rope;
+template <class Q, class KV, int kRowTiles>
+__global__ void __launch_bounds__(kAttentionThreads, 1) persistent_decode_kernel(PersistentParams p) {
+  using Attention = RowGroupAttention<Q, KV, kRowTiles>;
+  extern __shared__ Chunk16 dynamic_shared[];
+  auto& shared = *reinterpret_cast<typename Attention::Shared*>(dynamic_shared);
+  const int lk = p.attention.lv + p.attention.rope;
+  const int lv = p.attention.lv;
+  const int head_tiles = p.padded_heads / kHeadTile;
+  const RowGroups g = p.groups;
   const std::int32_t first = p.work_indptr[blockIdx.x];
   const std::int32_t last = p.work_indptr[blockIdx.x + 1];
   // Every branch below depends on the item only, so the whole block takes it together and the
-  // barriers inside the head-tile functions are reached by all threads.
+  // barriers inside the attention are reached by all threads.
   for (std::int32_t w = first; w < last; ++w) {
     const WorkItem item = p.work_items[w];
     const bool split = item.partial_qo_loc >= 0;
     const std::int32_t request_last_token = p.qo_indptr[item.batch + 1] - 1;
-    for (std::int32_t token = item.qo_start; token < item.qo_end; ++token) {
-      const std::int64_t horizon = std::int64_t{item.kv_end} + item.kv_offset - (request_last_token - token);
-      const std::int64_t n_tokens = (horizon < item.kv_end ? horizon : std::int64_t{item.kv_end}) - item.kv_start;
-      const std::int32_t out_row = split ? item.partial_qo_loc + (token - item.qo_start) : token;
-      for (int head0 = 0; head0 < p.padded_heads; head0 += kHeadTile) {
-        const std::int64_t row0 = std::int64_t{out_row} * p.padded_heads + head0;
-        if (n_tokens <= 0) {
-          persistent::with_head_tile_out(p, split, row0,
-                                         [&](const auto& out) { persistent::write_empty_head_tile(p.tile.lv, out); });
-          continue;
+    for (std::int32_t token0 = item.qo_start; token0 < item.qo_end; token0 += g.tokens) {
+      for (int head_tile0 = 0; head_tile0 < head_tiles; head_tile0 += g.head_tiles) {
+        RowTiles<kRowTiles> rows;
+        std::int64_t n_tokens = 0;
+#pragma unroll
+        for (int r = 0; r < kRowTiles; ++r) {
+          const std::int32_t token = token0 + r / g.head_tiles;
+          if (r >= g.head_tiles * g.tokens || token >= item.qo_end) continue;
+          const int head0 = (head_tile0 + r % g.head_tiles) * kHeadTile;
+          const std::int64_t horizon = std::int64_t{item.kv_end} + item.kv_offset - (request_last_token - token);
+          const std::int64_t seen = (horizon < item.kv_end ? horizon : std::int64_t{item.kv_end}) - item.kv_start;
+          const std::int32_t out_token = split ? item.partial_qo_loc + (token - item.qo_start) : token;
+          rows.tile[r].q = static_cast<const Q*>(p.q) + (std::int64_t{token} * p.padded_heads + head0) * lk;
+          rows.tile[r].out_row = std::int64_t{out_token} * p.padded_heads + head0;
+          rows.tile[r].limit = static_cast<int>(seen > 0 ? seen : 0);
+          n_tokens = n_tokens > seen ? n_tokens : seen;
         }
-        const Q* q_rows = static_cast<const Q*>(p.q) + (std::int64_t{token} * p.padded_heads + head0) * lk;
-        const auto state = attend_head_tile<Q, KV>(shared, p.tile, q_rows, p.kv_indices + item.kv_start, n_tokens);
-        persistent::with_head_tile_out(
-            p, split, row0, [&](const auto& out) { write_head_tile(shared, state, p.tile.value_scale, out); });
+        const auto state = Attention::attend(shared, p.attention, rows, p.kv_indices + item.kv_start, n_tokens);
+        // Packed row (token, head): O at row * lv, LSE at row, in the partial or the final buffers.
+        if (split) {
+          Attention::template write<float>(shared, state, p.attention, [&](std::int64_t row) {
+            return RowTileOut<float>{p.partial_o + row * lv, lv, p.partial_lse + row, 1};
+          });
+        } else if (p.o_f16) {
+          Attention::template write<f16_t>(shared, state, p.attention, [&](std::int64_t row) {
+            return RowTileOut<f16_t>{static_cast<f16_t*>(p.o) + row * lv, lv, p.lse + row, 1};
+          });
+        } else {
+          Attention::template write<bf16_t>(shared, state, p.attention, [&](std::int64_t row) {
+            return RowTileOut<bf16_t>{static_cast<bf16_t*>(p.o) + row * lv, lv, p.lse + row, 1};
+          });
+        }
       }
     }
   }

@@ -19,10 +19,11 @@ PersistentShape persistent_shape(const MlaDecodeProblem& p) {
 
 std::optional<std::string> persistent_unsupported(const PersistentShape& s) {
   // One request of one token stands in for the batch: the persistent grid comes from the plan, so
-  // only the per-head-tile limits apply.
+  // only the per-row-tile limits apply.
   SplitKvShape tile;
   tile.batch = 1;
   tile.total_q_tokens = 1;
+  tile.max_q_len = 1;
   tile.padded_heads = s.padded_heads;
   tile.lv = s.lv;
   tile.rope = s.rope;

@@ -26,7 +26,7 @@ struct PersistentShape {
 PersistentShape persistent_shape(const MlaDecodeProblem& p);
 
 // nullopt when the kernels handle the shape. The persistent kernel attends with the split-KV
-// head-tile machinery, so it has the same limits (head tiles, value and rope widths, dtypes), and
+// row-group machinery, so it has the same limits (head tiles, value and rope widths, dtypes), and
 // the reason is split_kv_unsupported's.
 std::optional<std::string> persistent_unsupported(const PersistentShape& s);
 

@@ -44,30 +44,56 @@ TEST(SplitKvPlan, TileWidthFromLkFaultPutsBackTheUpstreamChoice) {
   EXPECT_EQ(latent_tiles(512, 0, true).value, latent_tiles(512, 0, false).value);
 }
 
+TEST(SplitKvPlan, RowGroupsGatherTheTokensAndHeadTilesThatShareKv) {
+  const auto expect_groups = [](int padded_heads, int max_q_len, int max_row_tiles, RowGroups want) {
+    const RowGroups g = row_groups(padded_heads, max_q_len, max_row_tiles);
+    EXPECT_EQ(g.row_tiles, want.row_tiles) << padded_heads << " heads, q_len " << max_q_len;
+    EXPECT_EQ(g.head_tiles, want.head_tiles) << padded_heads << " heads, q_len " << max_q_len;
+    EXPECT_EQ(g.tokens, want.tokens) << padded_heads << " heads, q_len " << max_q_len;
+  };
+  expect_groups(16, 1, 4, {1, 1, 1});   // 16 heads, plain decode: one row tile
+  expect_groups(16, 2, 4, {2, 1, 2});   // both query tokens of a request in one block
+  expect_groups(16, 6, 4, {4, 1, 4});   // q_len 6: tokens 0-3 and 4-5
+  expect_groups(32, 1, 4, {2, 2, 1});   // 32 heads of one token
+  expect_groups(32, 2, 4, {4, 2, 2});
+  expect_groups(128, 2, 4, {4, 4, 1});  // 8 head tiles: two groups per token
+  expect_groups(48, 1, 4, {4, 3, 1});   // 3 head tiles in 4 slots
+  expect_groups(80, 1, 4, {1, 1, 1});   // 5 head tiles: no divisor in 2..4
+  expect_groups(128, 1, 1, {1, 1, 1});  // a platform or dtype pair of one row tile
+  const SplitKvShape s = split_kv_shape(problem(128, 512, 64, {100, 200, 300}, {2, 1, 2}), 1);
+  EXPECT_EQ(row_group_blocks(s, row_groups(s.padded_heads, s.max_q_len, 4)), 3 * 2 * 2);
+}
+
 TEST(SplitKvPlan, EnoughBlocksAlreadyMeansOneSplit) {
-  EXPECT_EQ(choose_num_splits(1024, 4096, 132), 1);  // 128 requests x 128 heads (8 tiles)
+  EXPECT_EQ(choose_num_splits(1024, 4096, 132), 1);
   EXPECT_EQ(choose_num_splits(264, 1 << 20, 132), 1);
+  // FlashMLA's 128 requests x 16 heads on 132 SMs: 128 blocks fill all but 4 SMs; a second split
+  // would only add a wave.
+  EXPECT_EQ(choose_num_splits(128, 4096, 132), 1);
 }
 
 TEST(SplitKvPlan, FewBlocksSplitToCoverTheDevice) {
-  // FlashMLA's 128 requests x 16 heads on 132 SMs: 2 x 132 blocks wanted, 128 rows -> 3 splits.
-  EXPECT_EQ(choose_num_splits(128, 4096, 132), 3);
+  // 40 blocks: three splits make 120 blocks, one wave; four would need two.
+  EXPECT_EQ(choose_num_splits(40, 4096, 132), 3);
   // One request: limited by split length (4096 / 256 = 16), then by kMaxAutoSplits.
   EXPECT_EQ(choose_num_splits(1, 4096, 132), 16);
   EXPECT_EQ(choose_num_splits(1, 1 << 20, 1000), kMaxAutoSplits);
   // Too short to be worth splitting.
   EXPECT_EQ(choose_num_splits(1, 300, 132), 1);
-  EXPECT_EQ(choose_num_splits(1, 4096, 0), 2);  // an unknown CU count counts as one CU
+  EXPECT_EQ(choose_num_splits(1, 4096, 0), 1);  // an unknown CU count counts as one CU: nothing to fill
 }
 
 TEST(SplitKvPlan, ProblemSplitsOverrideTheChoice) {
   MlaDecodeProblem p = problem(16, 512, 64, {4096}, {1});
-  EXPECT_EQ(split_kv_num_splits(p, 132), 16);
+  EXPECT_EQ(split_kv_num_splits(p, 132, 4), 16);
   p.num_splits = 5;
-  EXPECT_EQ(split_kv_num_splits(p, 132), 5);
-  // Head tiles count as rows: 128 heads x 2 tokens = 16 blocks.
-  EXPECT_EQ(split_kv_num_splits(problem(128, 512, 64, {4096}, {2}), 132), 16);
-  EXPECT_EQ(split_kv_num_splits(problem(128, 512, 64, std::vector<int>(40, 4096), std::vector<int>(40, 1)), 132), 1);
+  EXPECT_EQ(split_kv_num_splits(p, 132, 4), 5);
+  // Row groups count as blocks: 128 heads x 2 tokens = 4 groups of 64 rows.
+  EXPECT_EQ(split_kv_num_splits(problem(128, 512, 64, {4096}, {2}), 132, 4), 16);
+  // 40 requests x 2 groups = 80 blocks on 132 SMs: three splits give 240 blocks, two waves of a
+  // third of the length each.
+  EXPECT_EQ(split_kv_num_splits(problem(128, 512, 64, std::vector<int>(40, 4096), std::vector<int>(40, 1)), 132, 4), 3);
+  EXPECT_EQ(split_kv_num_splits(problem(128, 512, 64, std::vector<int>(128, 4096), std::vector<int>(128, 1)), 132, 4), 1);
 }
 
 TEST(SplitKvPlan, ShapeCarriesPaddedHeadsAndScales) {
@@ -78,6 +104,7 @@ TEST(SplitKvPlan, ShapeCarriesPaddedHeadsAndScales) {
   const SplitKvShape s = split_kv_shape(p, 7);
   EXPECT_EQ(s.batch, 2);
   EXPECT_EQ(s.total_q_tokens, 4);
+  EXPECT_EQ(s.max_q_len, 3);
   EXPECT_EQ(s.padded_heads, 16);
   EXPECT_EQ(s.lv, 256);
   EXPECT_EQ(s.rope, 64);
@@ -147,6 +174,9 @@ TEST(SplitKvPlan, RefusesWhatNoKernelHandles) {
   s = ok;
   s.num_splits = kMaxSplits + 1;
   expect_refused(s, "num_splits=4097");
+  s = ok;
+  s.max_q_len = 0;
+  expect_refused(s, "max_q_len=0");
   s = ok;
   s.total_q_tokens = 1 << 27;
   s.padded_heads = 64;

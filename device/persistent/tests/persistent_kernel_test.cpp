@@ -49,9 +49,10 @@ PlanWalk expect_matches_oracle(const MlaDecodeProblem& p, int num_cus) {
   const PersistentRun got = run_persistent(p, in, num_cus);
   EXPECT_TRUE(got.walk.clean()) << got.walk.summary();
   const MlaDecodeOutputs<double> want = mla_decode_reference(p, in);
-  // The kernels keep P in fp32 (no rounding to the input dtype before P.V).
+  // The kernels round P to q's dtype before P.V on the matrix cores (or keep it finer: a high and a
+  // low part when the cache is the other 16-bit type).
   const MlaTolerances tol =
-      mla_decode_tolerance(p, max_abs_finite(in.q, 1.0), max_abs_finite(in.kv_cache, p.kv_scale), /*p_rounded=*/false);
+      mla_decode_tolerance(p, max_abs_finite(in.q, 1.0), max_abs_finite(in.kv_cache, p.kv_scale), /*p_rounded=*/true);
 
   EXPECT_TRUE(got.canaries.intact()) << got.canaries.describe();
   EXPECT_EQ(got.o_unwritten, 0u);
@@ -102,7 +103,7 @@ TEST_F(PersistentKernelTest, HeadCountsChangeTheQTile) {
 }
 
 TEST_F(PersistentKernelTest, ValueAndRopeWidths) {
-  // The persistent kernel's own instances of the head-tile widths: rows of 16-bit Lk with
+  // The persistent kernel's own instances of the row widths: rows of 16-bit Lk with
   // Lk % 8 != 0 (rope 1, 5, 33) and fp8 rows with Lk % 16 != 0 (rope 8) take the element-wise
   // loads; Lv 80 and 272 leave most of their value tile empty. On 40 work lists the first request
   // is cut into three pieces (partials and the reduce), the second stays whole (the final store).

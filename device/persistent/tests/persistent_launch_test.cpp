@@ -1,6 +1,6 @@
 // The persistent launcher refuses before launching anything: a partial set of the six scheduling
 // buffers names every missing one (UPSTREAM S1: upstream ran silently with one missing), no set
-// at all, and shapes the head-tile kernels do not take. No GPU work: runs wherever the launcher
+// at all, and shapes the row-group kernels do not take. No GPU work: runs wherever the launcher
 // is built.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The persistent path's host-side shape rules: it refuses what the shared head-tile kernels
+// The persistent path's host-side shape rules: it refuses what the shared row-group kernels
 // refuse, and its partial buffers follow the plan's head count and partial rows. Host only.
 #include "device/persistent/persistent_shape.hpp"
 

@@ -1,0 +1,30 @@
+#pragma once
+// The matrix-multiply building block of the decode kernels: C += A B on 16 x 16 x 16 tiles of 16-bit
+// operands (bf16 or f16, the MMA type T) read from shared memory, accumulated in fp32 registers,
+// by one warp (NVIDIA) or one wavefront (CDNA). One interface, one implementation per platform:
+//
+//   NVIDIA (sm_80 and later): mma.sync.m16n8k16, two per 16 x 16 tile, operands through ldmatrix
+//                             (mma_tile_mma_sync.hpp);
+//   CDNA (gfx90a, gfx94x):    v_mfma_f32_16x16x16{bf16_1k,f16}, wave64, operands through ds_read
+//                             (mma_tile_mfma.hpp).
+//
+// What a kernel may use, and all it may know of the warp width:
+//   mma::kLanes                  lanes that hold one tile's fragments (32 or 64)
+//   mma::lane(), mma::warp()     this thread's lane in, and index of, its fragment group
+//   mma::Acc                     a 16 x 16 fp32 accumulator; value i (< Acc::kElems) of a lane sits
+//                                at (acc_row(lane, i), acc_col(lane, i)) of the tile
+//   mma::FragA<T>, FragB<T>      operand fragments, loaded by
+//     load_a<T>(p, stride)        A (m, k) = p[m * stride + k]   (rows of A contiguous)
+//     load_bt<T>(p, stride)       B (k, n) = p[n * stride + k]   (B stored transposed: q k^T)
+//     load_b<T>(p, stride)        B (k, n) = p[k * stride + n]   (rows of B contiguous: P V)
+//   mma::mma(acc, a, b)          acc += A B
+//   mma::store(acc, p, stride)   p[row * stride + col] = acc (fp32 shared memory)
+// Pointers are shared memory, 16-byte aligned at each of the 16 rows (stride a multiple of 8).
+// Every lane of the fragment group calls each of these together (no lane may have branched away).
+#include "device/platform/gpu_runtime.hpp"
+
+#if defined(MLACHECK_GPU_CUDA)
+#include "device/kernels/mma_tile_mma_sync.hpp"
+#elif defined(MLACHECK_GPU_HIP)
+#include "device/kernels/mma_tile_mfma.hpp"
+#endif

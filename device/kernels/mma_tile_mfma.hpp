@@ -1,0 +1,95 @@
+#pragma once
+// mma_tile.hpp on CDNA (gfx90a, gfx94x; wave64): a 16 x 16 x 16 tile product is one
+// v_mfma_f32_16x16x16bf16_1k or v_mfma_f32_16x16x16f16.
+//
+// Fragment layouts (AMD matrix instruction calculator, 16x16x16, one block), lane l, j < 4:
+//   A  (m l % 16, k 4 (l / 16) + j)     four 16-bit values, contiguous in a row of A
+//   B  (k 4 (l / 16) + j, n l % 16)     four 16-bit values, contiguous in a row of B^T
+//   C  v[j]: (m 4 (l / 16) + j, n l % 16)
+// A and B^T rows are read as one 8-byte ds_read per lane; B stored as rows of k (P V) as four
+// 2-byte reads.
+// Included through mma_tile.hpp only.
+#include <cstdint>
+#include <type_traits>
+
+#include "core/dtype_convert.hpp"
+
+namespace mlacheck::kernels::mma {
+
+inline constexpr int kLanes = 64;
+
+__device__ inline int lane() { return static_cast<int>(threadIdx.x) % kLanes; }
+__device__ inline int warp() { return static_cast<int>(threadIdx.x) / kLanes; }
+
+namespace detail {
+typedef float Floatx4 __attribute__((ext_vector_type(4)));
+typedef short Shortx4 __attribute__((ext_vector_type(4)));
+typedef _Float16 Halfx4 __attribute__((ext_vector_type(4)));
+
+// The operand vector type of the MFMA instruction for T.
+template <class T>
+using OperandVector = std::conditional_t<std::is_same_v<T, bf16_t>, Shortx4, Halfx4>;
+
+struct alignas(8) Codes4 {
+  std::uint16_t code[4];
+};
+}  // namespace detail
+
+struct Acc {
+  static constexpr int kElems = 4;
+  detail::Floatx4 v = {0.0f, 0.0f, 0.0f, 0.0f};
+};
+
+__device__ inline int acc_row(int lane_id, int i) { return 4 * (lane_id / 16) + i; }
+__device__ inline int acc_col(int lane_id, int /*i*/) { return lane_id % 16; }
+
+template <class T>
+struct FragA {
+  detail::OperandVector<T> v;
+};
+template <class T>
+struct FragB {
+  detail::OperandVector<T> v;
+};
+
+template <class T>
+__device__ inline FragA<T> load_a(const std::uint16_t* p, int stride) {
+  const int l = lane();
+  const auto codes = *reinterpret_cast<const detail::Codes4*>(p + (l % 16) * stride + 4 * (l / 16));
+  return {__builtin_bit_cast(detail::OperandVector<T>, codes)};
+}
+
+template <class T>
+__device__ inline FragB<T> load_bt(const std::uint16_t* p, int stride) {
+  const int l = lane();
+  const auto codes = *reinterpret_cast<const detail::Codes4*>(p + (l % 16) * stride + 4 * (l / 16));
+  return {__builtin_bit_cast(detail::OperandVector<T>, codes)};
+}
+
+template <class T>
+__device__ inline FragB<T> load_b(const std::uint16_t* p, int stride) {
+  const int l = lane();
+  const std::uint16_t* column = p + 4 * (l / 16) * stride + l % 16;
+  detail::Codes4 codes;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) codes.code[j] = column[j * stride];
+  return {__builtin_bit_cast(detail::OperandVector<T>, codes)};
+}
+
+template <class T>
+__device__ inline void mma(Acc& acc, const FragA<T>& a, const FragB<T>& b) {
+  if constexpr (std::is_same_v<T, bf16_t>) {
+    acc.v = __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(a.v, b.v, acc.v, 0, 0, 0);
+  } else {
+    static_assert(std::is_same_v<T, f16_t>, "MFMA tiles take bf16 or f16");
+    acc.v = __builtin_amdgcn_mfma_f32_16x16x16f16(a.v, b.v, acc.v, 0, 0, 0);
+  }
+}
+
+__device__ inline void store(const Acc& acc, float* p, int stride) {
+  const int l = lane();
+#pragma unroll
+  for (int i = 0; i < Acc::kElems; ++i) p[acc_row(l, i) * stride + acc_col(l, i)] = acc.v[i];
+}
+
+}  // namespace mlacheck::kernels::mma

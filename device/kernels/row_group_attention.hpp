@@ -1,0 +1,324 @@
+#pragma once
+// One row group's attention, the unit both decode paths are built from: up to kRowTiles row tiles
+// (16 padded heads of one query token each) against a run of kv tokens, by an online softmax over
+// KV tiles, ending in O (normalised by its own sum) and LSE (natural log). Split-KV stage 1 runs it
+// once per block on its split's share of a request's kv; the persistent kernel runs it for every
+// row group of each work item it walks.
+//
+// Per KV tile of kStageTokens tokens (attention_geometry.hpp has the numbers):
+//   1. wait for the tile's copies, barrier; issue the copies of the tile kStages - 1 ahead;
+//   2. S = q k^T on the matrix cores (mma_tile.hpp), the warps' partial sums into shared memory,
+//      barrier;
+//   3. online softmax in fp32 (log2 units), P rounded to the MMA type, barrier;
+//   4. O = O * alpha + P V on the matrix cores, accumulated in fp32 registers.
+// Each row tile carries its own causal limit, so the query tokens of a request share one KV stream.
+// The KV copies of later tiles stay in flight through steps 2-4.
+// First: defines __host__ / __device__, which dtype_convert.hpp uses.
+#include "device/platform/gpu_runtime.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "core/dtype_convert.hpp"
+#include "device/kernels/async_copy.hpp"
+#include "device/kernels/attention_geometry.hpp"
+#include "device/kernels/latent_staging.hpp"
+#include "device/kernels/lds_chunk.hpp"
+#include "device/kernels/mma_tile.hpp"
+#include "device/platform/warp_reduce.hpp"
+
+namespace mlacheck::kernels {
+
+// What every row group of a launch shares.
+struct AttentionParams {
+  const void* kv;  // [slots, lk], kv dtype
+  int lv;
+  int rope;
+  int value_tile;     // value_tile_width(lv), or next_pow2(Lk) under tile-width-from-lk
+  int rope_tile;      // rope_tile_width(rope), or 0 under tile-width-from-lk
+  float score_scale;  // softmax scale * kv_scale: scores are taken against the cache codes
+  float value_scale;  // kv_scale, applied once to the normalised output
+  bool q_vector;      // q rows can be read in aligned 16-byte chunks
+  bool kv_vector;     // cache rows likewise
+};
+
+// Where a row tile's results go: head h's O row (Lv values of Out) at o + h * o_head_stride, its
+// LSE at lse + h * lse_head_stride.
+template <class Out>
+struct RowTileOut {
+  Out* o;
+  std::int64_t o_head_stride;
+  float* lse;
+  std::int64_t lse_head_stride;
+};
+
+template <class Q, class KV, int kRowTiles>
+struct RowGroupAttention {
+  using S = mma_type_t<Q, KV>;
+  static constexpr bool kMixed = !std::is_same_v<Q, S>;
+  using G = AttentionGeometry<kRowTiles, kMixed>;
+  using Shared = AttentionShared<kRowTiles, kMixed>;
+  static constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
+  static constexpr float kLog2e = 1.4426950408889634f;
+
+  // What attend() leaves in registers: each warp's block of unnormalised output, and the softmax
+  // state of the row this thread serves (row tid / kThreadsPerRow).
+  struct State {
+    mma::Acc o[kRowTiles][G::kValueColsPerWarp];
+    float m_run;  // log2 units
+    float l_run;
+  };
+
+  // Attends the row tiles to the kv tokens in cache slots slots[0 .. n_tokens), n_tokens >= 0 (0:
+  // every row saw nothing). Every thread of the block calls it with the same arguments.
+  static __device__ State attend(Shared& sh, const AttentionParams& p, const RowTiles<kRowTiles>& rows,
+                                 const std::int32_t* slots, std::int64_t n_tokens) {
+    const int tid = static_cast<int>(threadIdx.x);
+    const LatentLayout layout(p.lv, p.rope, p.value_tile, p.rope_tile);
+    const int n_tiles = static_cast<int>((n_tokens + kStageTokens - 1) / kStageTokens);
+    const auto fetch_slot = [&](int tile) -> std::int32_t {
+      const std::int64_t pos = std::int64_t{tile} * kStageTokens + tid;
+      return tid < kStageTokens && pos < n_tokens ? slots[pos] : -1;
+    };
+
+    __syncthreads();  // the previous row group's reads of sh are done
+#pragma unroll
+    for (int r = 0; r < kRowTiles; ++r) {
+      if (tid == r) {
+        sh.tile_q[r] = rows.tile[r].q;
+        sh.tile_out_row[r] = rows.tile[r].out_row;
+        sh.tile_limit[r] = rows.tile[r].limit;
+      }
+    }
+#pragma unroll
+    for (int s = 0; s < G::kStages; ++s) {
+      const std::int32_t slot = fetch_slot(s);
+      if (tid < kStageTokens) sh.slot_ring[s][tid] = slot;
+    }
+#pragma unroll
+    for (int plane = 0; plane < G::kPlanes; ++plane) zero_rope_padding(q_tile(sh, plane), G::kRows, layout);
+#pragma unroll
+    for (int s = 0; s < G::kStages; ++s) zero_rope_padding(kv_tile(sh, s), kStageTokens, layout);
+    if (tid < G::kRows) sh.row_score_scale[tid] = p.score_scale * kLog2e;
+    __syncthreads();  // tile_q, the slot ring and the score scales are published
+
+    if constexpr (kMixed) {
+      stage_split_q_rows<Q, S, G::kRows>(q_tile(sh, 0), q_tile(sh, 1), layout, sh.tile_q, sh.row_q_max,
+                                         sh.row_score_scale, p.score_scale * kLog2e);
+    } else {
+      stage_q_rows<Q, G::kRows>(q_tile(sh, 0), layout, p.q_vector, sh.tile_q, p.kv);
+    }
+    const KV* cache = static_cast<const KV*>(p.kv);
+#pragma unroll
+    for (int s = 0; s + 1 < G::kStages; ++s) {
+      if (s < n_tiles) stage_kv_tile<KV, S>(kv_tile(sh, s), layout, p.kv_vector, cache, sh.slot_ring[s]);
+      commit_copies();  // group s: tile s (and q with group 0)
+    }
+
+    State st{};
+    st.m_run = kMinusInf;
+    st.l_run = 0.0f;
+    for (int t = 0; t < n_tiles; ++t) {
+      const int buffer = t % G::kStages;
+      if constexpr (G::kStages == 1) {
+        stage_kv_tile<KV, S>(kv_tile(sh, 0), layout, p.kv_vector, cache, sh.slot_ring[0]);
+        commit_copies();
+      }
+      wait_copies<(G::kStages >= 2 ? G::kStages - 2 : 0)>();  // tile t has landed for this thread
+      __syncthreads();  // ... for all; every warp is past tile t - 1, so its buffer may be refilled
+      if constexpr (G::kStages >= 2) {
+        const int ahead = t + G::kStages - 1;
+        if (ahead < n_tiles) {
+          stage_kv_tile<KV, S>(kv_tile(sh, ahead % G::kStages), layout, p.kv_vector, cache,
+                               sh.slot_ring[ahead % G::kStages]);
+        }
+        commit_copies();  // one group per tile, empty past the end, so the wait count holds
+      }
+      // The slots of tile t + kStages, stored once this tile no longer needs the ring entry.
+      const std::int32_t next_slot = fetch_slot(t + G::kStages);
+
+      scores(sh, layout, kv_tile(sh, buffer));
+      __syncthreads();
+      softmax(sh, t, st);
+      __syncthreads();
+      accumulate(sh, layout, kv_tile(sh, buffer), st);
+      if (tid < kStageTokens) sh.slot_ring[buffer][tid] = next_slot;
+      if constexpr (G::kStages == 1) __syncthreads();  // the one buffer and ring entry are refilled next
+    }
+    wait_copies<0>();  // with no tile at all, q's copies are still in flight
+    return st;
+  }
+
+  // Writes each used row tile's LSE and normalised O (times value_scale) through out(out_row) ->
+  // RowTileOut<Out>. A row that saw no token gets O = 0 and LSE = -inf. Every thread calls it.
+  template <class Out, class OutFn>
+  static __device__ void write(Shared& sh, const State& st, const AttentionParams& p, OutFn&& out) {
+    const int tid = static_cast<int>(threadIdx.x);
+    const int row = tid / G::kThreadsPerRow;
+    if (tid % G::kThreadsPerRow == 0) {
+      sh.row_l[row] = st.l_run;
+      sh.row_m[row] = st.m_run;
+    }
+    __syncthreads();
+    if (tid < G::kRows && sh.tile_q[tid / kHeadTile] != nullptr) {
+      const RowTileOut<Out> dst = out(sh.tile_out_row[tid / kHeadTile]);
+      const float l = sh.row_l[tid];
+      // A NaN sum is kept: it poisons the row as the NaN input behind it should.
+      dst.lse[(tid % kHeadTile) * dst.lse_head_stride] =
+          l == 0.0f ? kMinusInf : (sh.row_m[tid] + log2f(l)) * 0.6931471805599453f;
+    }
+    const int lane = mma::lane();
+    const int warp = mma::warp();
+    const int value_steps = p.lv / 16;
+#pragma unroll
+    for (int r = 0; r < kRowTiles; ++r) {
+      if (sh.tile_q[r] == nullptr) continue;
+      const RowTileOut<Out> dst = out(sh.tile_out_row[r]);
+      float factor[mma::Acc::kElems];
+#pragma unroll
+      for (int i = 0; i < mma::Acc::kElems; ++i) {
+        const float l = sh.row_l[r * kHeadTile + mma::acc_row(lane, i)];
+        factor[i] = l == 0.0f ? 0.0f : p.value_scale / l;
+      }
+#pragma unroll
+      for (int j = 0; j < G::kValueColsPerWarp; ++j) {
+        const int c = warp + G::kWarps * j;
+        if (c >= value_steps) continue;
+#pragma unroll
+        for (int i = 0; i < mma::Acc::kElems; ++i) {
+          const int h = mma::acc_row(lane, i);
+          const float v = factor[i] == 0.0f ? 0.0f : st.o[r][j].v[i] * factor[i];
+          dst.o[h * dst.o_head_stride + 16 * c + mma::acc_col(lane, i)] = from_float<Out>(v);
+        }
+      }
+    }
+  }
+
+ private:
+  static __device__ std::uint16_t* q_tile(Shared& sh, int plane) { return reinterpret_cast<std::uint16_t*>(sh.q[plane]); }
+  static __device__ std::uint16_t* kv_tile(Shared& sh, int stage) { return reinterpret_cast<std::uint16_t*>(sh.kv[stage]); }
+  static __device__ std::uint16_t* p_tile(Shared& sh, int plane) { return reinterpret_cast<std::uint16_t*>(sh.p[plane]); }
+
+  // S of this tile: warp (block, k group) sums its k steps of its 16 x 16 tiles into
+  // scores[k group]; the softmax adds the groups.
+  static __device__ void scores(Shared& sh, const LatentLayout& layout, const std::uint16_t* kv) {
+    const int warp = mma::warp();
+    const int block = warp % G::kScoreBlocks;
+    const int group = warp / G::kScoreBlocks;
+    const int row0 = block * G::kScoreRowTiles * kHeadTile;
+    mma::Acc acc[G::kScoreRowTiles][G::kScoreColTiles];
+    for (int step = group; step < layout.k_steps; step += G::kScoreKGroups) {
+      const int k0 = layout.k_offset(step);
+      mma::FragB<S> b[G::kScoreColTiles];
+#pragma unroll
+      for (int c = 0; c < G::kScoreColTiles; ++c) b[c] = mma::load_bt<S>(kv + 16 * c * layout.stride + k0, layout.stride);
+#pragma unroll
+      for (int r = 0; r < G::kScoreRowTiles; ++r) {
+#pragma unroll
+        for (int plane = 0; plane < G::kPlanes; ++plane) {
+          const mma::FragA<S> a =
+              mma::load_a<S>(q_tile(sh, plane) + (row0 + 16 * r) * layout.stride + k0, layout.stride);
+#pragma unroll
+          for (int c = 0; c < G::kScoreColTiles; ++c) mma::mma(acc[r][c], a, b[c]);
+        }
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < G::kScoreRowTiles; ++r) {
+#pragma unroll
+      for (int c = 0; c < G::kScoreColTiles; ++c) {
+        mma::store(acc[r][c], &sh.scores[group][row0 + 16 * r][16 * c], G::kScoreStride);
+      }
+    }
+  }
+
+  // Online softmax over tile t: thread (row, columns c0 ..) adds the k groups' partial scores,
+  // masks the tokens past its row tile's limit, and turns the scores into P = exp2(s - m_new) in
+  // the MMA type. The running max and sum are identical in the row's kThreadsPerRow threads; the
+  // first publishes alpha = exp2(m_old - m_new), which rescales the row's accumulated output. A row
+  // that has seen nothing keeps m = -inf and takes exponents against 0, so P = 0 and alpha = 0.
+  static __device__ void softmax(Shared& sh, int t, State& st) {
+    constexpr int kCols = G::kColsPerThread;
+    const int tid = static_cast<int>(threadIdx.x);
+    const int row = tid / G::kThreadsPerRow;
+    const int c0 = tid % G::kThreadsPerRow * kCols;
+    const int visible = sh.tile_limit[row / kHeadTile] - t * kStageTokens;
+    const float scale = sh.row_score_scale[row];
+    float s[kCols];
+    float tile_max = kMinusInf;
+#pragma unroll
+    for (int j = 0; j < kCols; ++j) {
+      float sum = 0.0f;
+#pragma unroll
+      for (int g = 0; g < G::kScoreKGroups; ++g) sum += sh.scores[g][row][c0 + j];
+      s[j] = c0 + j < visible ? sum * scale : kMinusInf;
+      tile_max = fmaxf(tile_max, s[j]);
+    }
+    tile_max = gpu::warp_reduce(tile_max, gpu::Max<float>{}, G::kThreadsPerRow);
+    const float m_new = fmaxf(st.m_run, tile_max);
+    const float m_base = m_new == kMinusInf ? 0.0f : m_new;
+    const float alpha = exp2f(st.m_run - m_base);
+
+    struct alignas(2 * kCols) Codes {
+      std::uint16_t code[kCols];
+    };
+    Codes hi{};
+    Codes lo{};
+    float sum = 0.0f;
+#pragma unroll
+    for (int j = 0; j < kCols; ++j) {
+      const float e = exp2f(s[j] - m_base);
+      sum += e;
+      const S rounded = from_float<S>(e);
+      hi.code[j] = rounded.bits;
+      if constexpr (kMixed) lo.code[j] = from_float<S>(e - to_float(rounded)).bits;
+    }
+    *reinterpret_cast<Codes*>(p_tile(sh, 0) + row * G::kPStride + c0) = hi;
+    if constexpr (kMixed) *reinterpret_cast<Codes*>(p_tile(sh, 1) + row * G::kPStride + c0) = lo;
+    st.l_run = st.l_run * alpha + gpu::warp_reduce(sum, gpu::Sum<float>{}, G::kThreadsPerRow);
+    st.m_run = m_new;
+    if (tid % G::kThreadsPerRow == 0) sh.row_alpha[row] = alpha;
+  }
+
+  // O = O * alpha + P V for this warp's value column tiles of every row tile.
+  static __device__ void accumulate(Shared& sh, const LatentLayout& layout, const std::uint16_t* kv, State& st) {
+    const int lane = mma::lane();
+    const int warp = mma::warp();
+#pragma unroll
+    for (int r = 0; r < kRowTiles; ++r) {
+      float alpha[mma::Acc::kElems];
+#pragma unroll
+      for (int i = 0; i < mma::Acc::kElems; ++i) alpha[i] = sh.row_alpha[r * kHeadTile + mma::acc_row(lane, i)];
+#pragma unroll
+      for (int j = 0; j < G::kValueColsPerWarp; ++j) {
+#pragma unroll
+        for (int i = 0; i < mma::Acc::kElems; ++i) st.o[r][j].v[i] *= alpha[i];
+      }
+    }
+#pragma unroll
+    for (int kk = 0; kk < kStageTokens / 16; ++kk) {
+      mma::FragA<S> a[kRowTiles][G::kPlanes];
+#pragma unroll
+      for (int r = 0; r < kRowTiles; ++r) {
+#pragma unroll
+        for (int plane = 0; plane < G::kPlanes; ++plane) {
+          a[r][plane] = mma::load_a<S>(p_tile(sh, plane) + r * kHeadTile * G::kPStride + 16 * kk, G::kPStride);
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < G::kValueColsPerWarp; ++j) {
+        const int c = warp + G::kWarps * j;
+        if (c >= layout.value_steps) continue;
+        const mma::FragB<S> b = mma::load_b<S>(kv + 16 * kk * layout.stride + 16 * c, layout.stride);
+#pragma unroll
+        for (int r = 0; r < kRowTiles; ++r) {
+#pragma unroll
+          for (int plane = 0; plane < G::kPlanes; ++plane) mma::mma(st.o[r][j], a[r][plane], b);
+        }
+      }
+    }
+  }
+};
+
+}  // namespace mlacheck::kernels
