@@ -5,7 +5,6 @@
 
 #include "reports/csv_reader.hpp"
 #include "reports/csv_writer.hpp"
-#include "reports/report_columns.hpp"
 
 namespace mlacheck::cli {
 
@@ -18,15 +17,6 @@ std::size_t parse_index(std::string_view text, const char* what) {
     throw std::invalid_argument(std::string(what) + ": '" + std::string(text) + "' is not a number");
   }
   return v;
-}
-
-const std::string& csv_header() {
-  static const std::string header = [] {
-    std::string h;
-    for (const std::string& name : report_columns()) h += (h.empty() ? "" : ",") + name;
-    return h + "\n";
-  }();
-  return header;
 }
 
 }  // namespace

@@ -46,6 +46,12 @@ void append_tensor(std::string& line, const ComparedTensor* t) {
 
 }  // namespace
 
+std::string csv_header() {
+  std::string header;
+  for (const std::string& name : report_columns()) append_field(header, name);
+  return header + '\n';
+}
+
 std::string csv_record(const CaseResult& row) {
   std::string line;
   for (std::string_view field :
@@ -71,9 +77,7 @@ CsvReportWriter::CsvReportWriter(std::string path, Mode mode)
                       std::strerror(errno));
   }
   if (mode == Mode::append) return;
-  std::string header;
-  for (const std::string& name : report_columns()) append_field(header, name);
-  write(header + '\n');
+  write(csv_header());
 }
 
 void CsvReportWriter::append(const CaseResult& row) { write(csv_record(row)); }

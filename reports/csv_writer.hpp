@@ -31,6 +31,9 @@ class CsvReportWriter {
   std::unique_ptr<std::FILE, Closer> file_;
 };
 
+// The header line of report.csv, line end included.
+std::string csv_header();
+
 // The record of `row`, line end included, in report_columns() order.
 std::string csv_record(const CaseResult& row);
 
