@@ -10,7 +10,8 @@
 
 #include "cli/progress.hpp"
 #include "cli/result_table.hpp"
-#include "cli/run_plan.hpp"
+#include "plan/data_files.hpp"
+#include "plan/run_plan.hpp"
 #include "cli/shard.hpp"
 #include "cli/supervisor.hpp"
 #include "device/platform/device_info.hpp"
@@ -19,20 +20,6 @@
 namespace mlacheck::cli {
 
 namespace {
-
-// The scenario table: --scenarios, else the repository's, found from the working directory or
-// from the source tree this binary was built from.
-std::string scenario_table(const std::string& option) {
-  if (!option.empty()) {
-    if (!std::filesystem::exists(option)) throw std::invalid_argument("--scenarios: " + option + " does not exist");
-    return option;
-  }
-  for (const std::string& candidate : {std::string("scenarios/upstream.csv"),
-                                      std::string(MLACHECK_SOURCE_DIR) + "/scenarios/upstream.csv"}) {
-    if (std::filesystem::exists(candidate)) return candidate;
-  }
-  return "";
-}
 
 std::vector<int> devices_to_use(const std::optional<int>& option) {
   if (option) return {*option};
@@ -71,7 +58,7 @@ int run(const RunOptions& options) {
   plan_options.case_repro = options.case_repro;
   plan_options.seed = options.seed;
   plan_options.property_cases = options.property_cases;
-  plan_options.scenarios_file = options.case_repro.empty() ? scenario_table(options.scenarios_file) : "";
+  plan_options.scenarios_file = options.case_repro.empty() ? scenario_table_path(options.scenarios_file) : "";
   plan_options.timeout_base_s = options.timeout_base_s;
   const std::vector<RunCase> plan = build_run_plan(plan_options);
   const Shard shard = resolve_shard(options.shard);

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/run_plan.hpp"
+#include "plan/run_plan.hpp"
 #include "harness/case_result.hpp"
 
 namespace mlacheck::cli {

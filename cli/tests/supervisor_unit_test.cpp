@@ -4,7 +4,7 @@
 
 #include <csignal>
 
-#include "cli/run_plan.hpp"
+#include "plan/run_plan.hpp"
 #include "cli/supervisor.hpp"
 
 namespace mlacheck::cli {

@@ -7,7 +7,7 @@
 #include <vector>
 
 
-namespace mlacheck::cli {
+namespace mlacheck {
 
 struct RunCase {
   enum class Kind : std::uint8_t { oracle_self_check, device };
@@ -32,4 +32,4 @@ std::vector<RunCase> build_run_plan(const RunPlanOptions& options);
 // kv tokens x query rows x heads x Lk (generous: the oracle may run under a sanitizer).
 double case_timeout_s(const std::string& repro, double base_s);
 
-}  // namespace mlacheck::cli
+}  // namespace mlacheck

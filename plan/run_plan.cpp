@@ -1,4 +1,4 @@
-#include "cli/run_plan.hpp"
+#include "plan/run_plan.hpp"
 
 #include <rapidcheck.h>
 
@@ -13,7 +13,7 @@
 #include "properties/support/mla_problem_gen.hpp"
 #include "scenarios/scenario.hpp"
 
-namespace mlacheck::cli {
+namespace mlacheck {
 
 namespace {
 
@@ -88,4 +88,4 @@ std::vector<RunCase> build_run_plan(const RunPlanOptions& options) {
   return plan;
 }
 
-}  // namespace mlacheck::cli
+}  // namespace mlacheck
