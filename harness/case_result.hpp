@@ -12,8 +12,11 @@ struct CaseResult {
   std::string id;       // the problem's name, made unique by the caller where needed
   std::string op;       // "mla_decode" or "kv_gather"
   std::string repro;    // the canonical repro string: replays this case alone
-  std::string backend;  // "hip", or "oracle-plain" for the oracle self-checks
+  std::string backend;  // "hip", a plugin's name, or "oracle-plain" for the oracle self-checks
+  std::string backend_version;  // the backend's version string ("" for the built-in ones)
   std::string device;   // the GPU's name and arch, "cpu", or "" when none ran
+  int device_index = -1;         // the GPU's index in this process's runtime; -1 when none ran
+  std::string device_pci_bus_id;  // e.g. "0000:18:00.0"; "" when none ran or for host backends
   std::string path;     // the decode path taken ("split_kv", "persistent"), "gather", "oracle"
   std::string faults;   // switched-on faults, comma-separated; empty for a correct pipeline
   ResultState state = ResultState::passed;
