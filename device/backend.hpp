@@ -12,30 +12,9 @@
 #include "core/mla_inputs.hpp"
 #include "core/mla_problem.hpp"
 #include "device/faults.hpp"
+#include "device/staging/run_result.hpp"  // BrokenCanary, RunDiagnostics, MlaDecodeRun
 
 namespace mlacheck {
-
-// A guard region around a device allocation that a launch overwrote.
-struct BrokenCanary {
-  std::string buffer;  // the buffer's name, e.g. "o_padded"
-  std::string side;    // "before" or "after"
-};
-
-// What a run reports beside its outputs.
-struct RunDiagnostics {
-  std::string path;        // "split_kv", "persistent" or "gather"
-  std::string path_reason;  // why path=auto chose it
-  int num_splits = 0;       // split-KV: splits per request; persistent: work items
-  double device_ms = 0.0;   // kernel time measured with device events
-  std::vector<BrokenCanary> broken_canaries;
-};
-
-struct MlaDecodeRun {
-  MlaDecodeOutputs<float> out;              // decoded from o_dtype; LSE as written (fp32)
-  std::vector<std::uint8_t> o_unwritten;    // 1 where the poison pattern survived the launch
-  std::vector<std::uint8_t> lse_unwritten;
-  RunDiagnostics diag;
-};
 
 struct KvGatherRun {
   KvGatherOutputs<float> out;
@@ -49,6 +28,8 @@ class Backend {
   virtual ~Backend() = default;
   virtual std::string name() const = 0;         // "hip"
   virtual std::string device_name() const = 0;  // e.g. "NVIDIA H100 80GB HBM3 (sm_90)"
+  // Free text for reports (a plugin's version string); "" when the backend has none.
+  virtual std::string version() const { return ""; }
   // nullopt when the shape is supported; otherwise why not (the case is SKIPPED, never passed).
   virtual std::optional<std::string> supports(const MlaDecodeProblem& p) const = 0;
   virtual std::optional<std::string> supports(const KvGatherProblem& p) const = 0;

@@ -1,4 +1,4 @@
-#include "device/backend/tensor_codec.hpp"
+#include "device/staging/tensor_codec.hpp"
 
 #include <cstring>
 #include <stdexcept>

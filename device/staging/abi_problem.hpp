@@ -1,0 +1,44 @@
+#pragma once
+// An MlaDecodeProblem as the backend ABI's C struct (include/mlacheck/backend_abi.h), with the
+// storage its pointers point into: the name, the repro string, kv_lens and q_lens live exactly as
+// long as this object. Neither copyable nor movable, so the pointers cannot dangle.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "core/mla_problem.hpp"
+#include "mlacheck/backend_abi.h"
+
+namespace mlacheck {
+
+class AbiMlaProblem {
+ public:
+  // Throws InvalidProblem when with_defaults(p) fails validate().
+  explicit AbiMlaProblem(const MlaDecodeProblem& p);
+  AbiMlaProblem(const AbiMlaProblem&) = delete;
+  AbiMlaProblem& operator=(const AbiMlaProblem&) = delete;
+
+  const mlacheck_mla_problem& get() const noexcept { return abi_; }
+  const mlacheck_mla_problem* operator->() const noexcept { return &abi_; }
+  // The problem it was built from, with_defaults applied.
+  const MlaDecodeProblem& problem() const noexcept { return problem_; }
+
+ private:
+  MlaDecodeProblem problem_;
+  std::string name_;
+  std::string repro_;
+  std::vector<std::int32_t> kv_lens_;
+  std::vector<std::int32_t> q_lens_;
+  mlacheck_mla_problem abi_{};
+};
+
+// The ABI's dtype code of t, and back (nullopt-free: an unknown code throws std::invalid_argument
+// naming `what` and the code). int32 has no DType; the ABI's MLACHECK_DTYPE_INT32 is for indices.
+mlacheck_dtype abi_dtype(DType t);
+DType dtype_from_abi(std::int32_t code, const char* what);
+
+// The ABI's path hint for p.path.
+mlacheck_path_hint abi_path(DecodePath path);
+
+}  // namespace mlacheck
