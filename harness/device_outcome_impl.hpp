@@ -16,6 +16,7 @@ bool admit_case(CaseResult& row, const Backend* backend, std::string_view unavai
     return false;
   }
   row.backend = backend->name();
+  row.backend_version = backend->version();
   row.device = backend->device_name();
   if (auto why = backend->supports(p)) {
     row.state = ResultState::skipped;

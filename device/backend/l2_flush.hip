@@ -6,10 +6,10 @@
 
 namespace mlacheck {
 
-void flush_l2(DeviceBuffer& scratch) {
+void flush_l2(DeviceBuffer& scratch, StreamHandle stream) {
   // A value that changes from call to call, so no layer can skip the write as already done.
   static unsigned char value = 0;
-  GPU_CHECK(hipMemsetAsync(scratch.data(), ++value, scratch.bytes(), nullptr));
+  GPU_CHECK(hipMemsetAsync(scratch.data(), ++value, scratch.bytes(), static_cast<hipStream_t>(stream)));
 }
 
 double timed_copy_ms(DeviceBuffer& dst, const DeviceBuffer& src) {

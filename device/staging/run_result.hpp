@@ -30,6 +30,9 @@ struct MlaDecodeRun {
   std::vector<std::uint8_t> o_unwritten;  // 1 where the poison pattern survived the launch
   std::vector<std::uint8_t> lse_unwritten;
   RunDiagnostics diag;
+  // False when the backend declares it writes no LSE (a plugin's writes_lse = 0): the harness then
+  // compares O alone and the row's LSE columns stay empty.
+  bool lse_written = true;
 };
 
 }  // namespace mlacheck
