@@ -41,4 +41,10 @@ DType dtype_from_abi(std::int32_t code, const char* what);
 // The ABI's path hint for p.path.
 mlacheck_path_hint abi_path(DecodePath path);
 
+// The descriptor a backend receives, recovered from its repro string (which holds every field,
+// the fill mode included) and checked against the struct's other fields: a struct whose fields
+// disagree with its repro throws std::invalid_argument naming the first field that differs, and a
+// missing or malformed repro names that.
+MlaDecodeProblem problem_from_abi(const mlacheck_mla_problem& abi);
+
 }  // namespace mlacheck

@@ -1,0 +1,16 @@
+#pragma once
+// The device flavour of GuardedBuffer, behind a function so that the staging library links in every
+// configuration: device_memory_gpu.cpp wraps DeviceBuffer, device_memory_none.cpp (builds without a
+// GPU backend) refuses with the reason there is none.
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "device/staging/guarded_buffer.hpp"
+
+namespace mlacheck {
+
+bool device_staging_built() noexcept;
+std::unique_ptr<GuardedBuffer> make_device_guarded_buffer(std::string name, std::size_t bytes);
+
+}  // namespace mlacheck

@@ -1,0 +1,134 @@
+#include "device/staging/mla_decode_staging.hpp"
+
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+#include <vector>
+
+#include "device/staging/tensor_codec.hpp"
+
+namespace mlacheck {
+
+namespace {
+
+std::string where(const MlaDecodeProblem& p) { return "staging of " + p.name + ": "; }
+
+void expect_elements(const MlaDecodeProblem& p, const char* tensor, std::size_t got, std::size_t want) {
+  if (got != want) {
+    throw std::invalid_argument(where(p) + "input " + tensor + " has " + std::to_string(got) +
+                                " elements, the problem needs " + std::to_string(want));
+  }
+}
+
+// make_inputs' table restrided to [batch, max_blocks_per_request] with -1 past each request's
+// blocks, every used entry checked against the pool.
+std::vector<std::int32_t> engine_block_table(const MlaDecodeProblem& p, const MlaDecodeInputs& in) {
+  const int rows = batch(p);
+  const int width = max_blocks_per_request(p);
+  if (in.block_table_stride < width) {
+    throw std::invalid_argument(where(p) + "input block_table_stride " + std::to_string(in.block_table_stride) +
+                                " is shorter than the " + std::to_string(width) + " blocks the longest request needs");
+  }
+  expect_elements(p, "block_table", in.block_table.size(),
+                  static_cast<std::size_t>(rows) * static_cast<std::size_t>(in.block_table_stride));
+  std::vector<std::int32_t> table(static_cast<std::size_t>(rows) * static_cast<std::size_t>(width), -1);
+  for (int r = 0; r < rows; ++r) {
+    for (int j = 0; j < blocks_for(p, r); ++j) {
+      const std::int32_t block =
+          in.block_table[static_cast<std::size_t>(r) * static_cast<std::size_t>(in.block_table_stride) +
+                         static_cast<std::size_t>(j)];
+      if (block < 0 || block >= p.num_blocks) {
+        throw std::invalid_argument(where(p) + "input block_table[" + std::to_string(r) + "][" + std::to_string(j) +
+                                    "] = " + std::to_string(block) + " is outside the pool of " +
+                                    std::to_string(p.num_blocks) + " blocks");
+      }
+      table[static_cast<std::size_t>(r) * static_cast<std::size_t>(width) + static_cast<std::size_t>(j)] = block;
+    }
+  }
+  return table;
+}
+
+std::vector<std::int32_t> to_int32(const std::vector<int>& v) { return {v.begin(), v.end()}; }
+
+// A dense row-major view: strides from the shape, in elements.
+mlacheck_tensor dense(GuardedBuffer& b, std::int32_t dtype, std::initializer_list<std::int64_t> shape) {
+  mlacheck_tensor t{};
+  t.data = b.data();
+  t.dtype = dtype;
+  t.ndim = static_cast<std::int32_t>(shape.size());
+  int i = 0;
+  for (std::int64_t extent : shape) t.shape[i++] = extent;
+  std::int64_t stride = 1;
+  for (int d = t.ndim - 1; d >= 0; --d) {
+    t.strides[d] = stride;
+    stride *= t.shape[d];
+  }
+  return t;
+}
+
+}  // namespace
+
+LseBase lse_base_from_abi(std::int32_t code) {
+  if (code == MLACHECK_LSE_NATURAL) return LseBase::natural;
+  if (code == MLACHECK_LSE_LOG2) return LseBase::log2;
+  throw std::invalid_argument("lse_base " + std::to_string(code) + " is neither MLACHECK_LSE_NATURAL (0) nor MLACHECK_LSE_LOG2 (1)");
+}
+
+MlaDecodeStaging::MlaDecodeStaging(const MlaDecodeProblem& problem, const MlaDecodeInputs& in, StagingMemory memory,
+                                   std::uint64_t workspace_bytes)
+    : abi_problem_(problem), buffers_(memory) {
+  const MlaDecodeProblem& p = abi_problem_.problem();
+  const mlacheck_mla_problem& a = abi_problem_.get();
+  const auto n = [](std::int64_t v) { return static_cast<std::size_t>(v); };
+  expect_elements(p, "q", in.q.size(), n(a.total_q_tokens) * n(a.heads) * n(a.lk));
+  expect_elements(p, "kv_cache", in.kv_cache.size(), n(p.num_blocks) * n(p.block_size) * n(a.lk));
+  const std::vector<std::int32_t> table = engine_block_table(p, in);
+
+  const std::vector<std::byte> q_codes = encode_tensor(p.q_dtype, in.q);
+  const std::vector<std::byte> kv_codes = encode_tensor(p.kv_dtype, in.kv_cache);
+  q_ = &buffers_.input("q", std::span<const std::byte>(q_codes));
+  kv_cache_ = &buffers_.input("kv_cache", std::span<const std::byte>(kv_codes));
+  block_table_ = &buffers_.input("block_table", std::span<const std::int32_t>(table));
+  kv_lens_ = &buffers_.input("kv_lens", std::span<const std::int32_t>(abi_problem_->kv_lens, n(a.batch)));
+  q_lens_ = &buffers_.input("q_lens", std::span<const std::int32_t>(abi_problem_->q_lens, n(a.batch)));
+  const std::vector<std::int32_t> qo = to_int32(mlacheck::qo_indptr(p));
+  const std::vector<std::int32_t> kv = to_int32(mlacheck::kv_indptr(p));
+  qo_indptr_ = &buffers_.input("qo_indptr", std::span<const std::int32_t>(qo));
+  kv_indptr_ = &buffers_.input("kv_indptr", std::span<const std::int32_t>(kv));
+  o_ = &buffers_.output("o", p.o_dtype, n(a.total_q_tokens) * n(a.heads) * n(a.kv_lora_rank));
+  lse_ = &buffers_.output("lse", DType::f32, n(a.total_q_tokens) * n(a.heads));
+  if (workspace_bytes > 0) workspace_ = &buffers_.scratch("workspace", static_cast<std::size_t>(workspace_bytes));
+
+  tensors_.struct_size = sizeof(mlacheck_mla_tensors);
+  tensors_.q = dense(*q_, a.q_dtype, {a.total_q_tokens, a.heads, a.lk});
+  tensors_.kv_cache = dense(*kv_cache_, a.kv_dtype, {a.num_blocks, a.block_size, a.lk});
+  tensors_.block_table = dense(*block_table_, MLACHECK_DTYPE_INT32, {a.batch, a.max_blocks_per_request});
+  tensors_.kv_lens = dense(*kv_lens_, MLACHECK_DTYPE_INT32, {a.batch});
+  tensors_.q_lens = dense(*q_lens_, MLACHECK_DTYPE_INT32, {a.batch});
+  tensors_.qo_indptr = dense(*qo_indptr_, MLACHECK_DTYPE_INT32, {a.batch + 1});
+  tensors_.kv_indptr = dense(*kv_indptr_, MLACHECK_DTYPE_INT32, {a.batch + 1});
+  tensors_.o = dense(*o_, a.o_dtype, {a.total_q_tokens, a.heads, a.kv_lora_rank});
+  tensors_.lse = dense(*lse_, MLACHECK_DTYPE_F32, {a.total_q_tokens, a.heads});
+  tensors_.workspace = workspace_ != nullptr ? workspace_->data() : nullptr;
+  tensors_.workspace_bytes = workspace_ != nullptr ? workspace_bytes : 0;
+}
+
+MlaDecodeRun MlaDecodeStaging::collect(LseBase lse_base) const {
+  MlaDecodeRun run;
+  run.diag.broken_canaries = buffers_.broken_canaries();
+  DecodedTensor o = decode_tensor(problem().o_dtype, o_->download());
+  DecodedTensor lse = decode_tensor(DType::f32, lse_->download());
+  if (lse_base == LseBase::log2) {
+    // log2(sum 2^(s log2 e)) = ln(sum e^s) / ln 2. Unwritten elements keep their poison NaN.
+    for (std::size_t i = 0; i < lse.values.size(); ++i) {
+      if (lse.unwritten[i] == 0) lse.values[i] = static_cast<float>(lse.values[i] * std::numbers::ln2);
+    }
+  }
+  run.out.o = std::move(o.values);
+  run.o_unwritten = std::move(o.unwritten);
+  run.out.lse = std::move(lse.values);
+  run.lse_unwritten = std::move(lse.unwritten);
+  return run;
+}
+
+}  // namespace mlacheck

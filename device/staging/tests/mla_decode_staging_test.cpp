@@ -1,0 +1,283 @@
+#include "device/staging/mla_decode_staging.hpp"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <numbers>
+#include <vector>
+
+#include "core/error.hpp"
+#include "device/staging/tensor_codec.hpp"
+#include "device/staging/tests/staging_memory_param.hpp"
+#include "device/staging/tests/staging_test_support.hpp"
+
+namespace mlacheck {
+namespace {
+
+using staging_test::EachMemory;
+using staging_test::write_raw;
+
+// Three requests of uneven length (1, 3 and 2 blocks of 16) and speculative q lengths, heads not a
+// multiple of 16, an fp8 cache: every layout rule of backend_abi.h has something to get wrong.
+MlaDecodeProblem uneven_problem() {
+  MlaDecodeProblem p;
+  p.name = "staging_case";
+  p.total_heads = 8;
+  p.kv_lora_rank = 64;
+  p.rope_dim = 16;
+  p.kv_lens = {5, 40, 17};
+  p.q_lens = {1, 3, 2};
+  p.block_size = 16;
+  p.num_blocks = 9;  // spare blocks in the pool
+  p.q_dtype = DType::bf16;
+  p.kv_dtype = DType::fp8_e4m3fn;
+  p.o_dtype = DType::bf16;
+  p.kv_scale = 0.25f;
+  return with_defaults(p);
+}
+
+template <class T>
+std::vector<T> as_vector(const std::vector<std::byte>& bytes) {
+  std::vector<T> out(bytes.size() / sizeof(T));
+  std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
+  return out;
+}
+
+std::vector<std::int32_t> ints(const std::vector<int>& v) { return {v.begin(), v.end()}; }
+
+void expect_dense(const mlacheck_tensor& t, std::int32_t dtype, std::vector<std::int64_t> shape, const char* name) {
+  SCOPED_TRACE(name);
+  EXPECT_NE(t.data, nullptr);
+  EXPECT_EQ(t.dtype, dtype);
+  ASSERT_EQ(t.ndim, static_cast<std::int32_t>(shape.size()));
+  std::int64_t stride = 1;
+  for (int d = t.ndim - 1; d >= 0; --d) {
+    EXPECT_EQ(t.shape[d], shape[static_cast<std::size_t>(d)]) << "dimension " << d;
+    EXPECT_EQ(t.strides[d], stride) << "dimension " << d;
+    stride *= shape[static_cast<std::size_t>(d)];
+  }
+  for (int d = t.ndim; d < 4; ++d) {
+    EXPECT_EQ(t.shape[d], 0);
+    EXPECT_EQ(t.strides[d], 0);
+  }
+}
+
+// Codes of `value` in dtype t, count times.
+std::vector<std::byte> filled(DType t, float value, std::size_t count) {
+  return encode_tensor(t, std::vector<float>(count, value));
+}
+
+class MlaDecodeStagingIn : public EachMemory {};
+
+TEST_P(MlaDecodeStagingIn, TensorsHaveTheAbiLayoutsOfTheProblem) {
+  const MlaDecodeProblem p = uneven_problem();
+  const MlaDecodeStaging staging(p, make_inputs(p), memory());
+  const mlacheck_mla_tensors& t = staging.abi_tensors();
+  EXPECT_EQ(t.struct_size, sizeof(mlacheck_mla_tensors));
+  expect_dense(t.q, MLACHECK_DTYPE_BF16, {6, 8, 80}, "q");
+  expect_dense(t.kv_cache, MLACHECK_DTYPE_FP8_E4M3FN, {9, 16, 80}, "kv_cache");
+  expect_dense(t.block_table, MLACHECK_DTYPE_INT32, {3, 3}, "block_table");
+  expect_dense(t.kv_lens, MLACHECK_DTYPE_INT32, {3}, "kv_lens");
+  expect_dense(t.q_lens, MLACHECK_DTYPE_INT32, {3}, "q_lens");
+  expect_dense(t.qo_indptr, MLACHECK_DTYPE_INT32, {4}, "qo_indptr");
+  expect_dense(t.kv_indptr, MLACHECK_DTYPE_INT32, {4}, "kv_indptr");
+  expect_dense(t.o, MLACHECK_DTYPE_BF16, {6, 8, 64}, "o");
+  expect_dense(t.lse, MLACHECK_DTYPE_F32, {6, 8}, "lse");
+  EXPECT_EQ(t.workspace, nullptr);
+  EXPECT_EQ(t.workspace_bytes, 0u);
+  const mlacheck_mla_problem& a = staging.abi_problem();
+  EXPECT_EQ(parse_mla_decode(a.repro), p);
+  EXPECT_EQ(a.max_blocks_per_request, 3);
+  EXPECT_EQ(a.num_blocks, 9);
+}
+
+TEST_P(MlaDecodeStagingIn, BuffersHoldTheBytesTheirViewsDescribe) {
+  const MlaDecodeProblem p = uneven_problem();
+  MlaDecodeStaging staging(p, make_inputs(p), memory());
+  const mlacheck_mla_tensors& t = staging.abi_tensors();
+  const auto bytes_of = [](const mlacheck_tensor& v, std::size_t element) {
+    std::size_t n = element;
+    for (int d = 0; d < v.ndim; ++d) n *= static_cast<std::size_t>(v.shape[d]);
+    return n;
+  };
+  EXPECT_EQ(staging.q().data(), t.q.data);
+  EXPECT_EQ(staging.q().bytes(), bytes_of(t.q, 2));
+  EXPECT_EQ(staging.kv_cache().bytes(), bytes_of(t.kv_cache, 1));
+  EXPECT_EQ(staging.block_table().bytes(), bytes_of(t.block_table, 4));
+  EXPECT_EQ(staging.o().data(), t.o.data);
+  EXPECT_EQ(staging.o().bytes(), bytes_of(t.o, 2));
+  EXPECT_EQ(staging.lse().data(), t.lse.data);
+  EXPECT_EQ(staging.lse().bytes(), bytes_of(t.lse, 4));
+}
+
+TEST_P(MlaDecodeStagingIn, InputsAreTheCodesOfTheHostValues) {
+  const MlaDecodeProblem p = uneven_problem();
+  const MlaDecodeInputs in = make_inputs(p);
+  MlaDecodeStaging staging(p, in, memory());
+  EXPECT_EQ(staging.q().download(), encode_tensor(p.q_dtype, in.q));
+  EXPECT_EQ(staging.kv_cache().download(), encode_tensor(p.kv_dtype, in.kv_cache));
+  // Decoding the staged codes gives make_inputs' values back (NaN in the unused slots).
+  const DecodedTensor kv = decode_tensor(p.kv_dtype, staging.kv_cache().download());
+  ASSERT_EQ(kv.values.size(), in.kv_cache.size());
+  for (std::size_t i = 0; i < kv.values.size(); ++i) {
+    if (std::isnan(in.kv_cache[i])) {
+      EXPECT_TRUE(std::isnan(kv.values[i])) << i;
+    } else {
+      ASSERT_EQ(kv.values[i], in.kv_cache[i]) << i;
+    }
+  }
+  EXPECT_EQ(as_vector<std::int32_t>(staging.kv_lens().download()), ints(p.kv_lens));
+  EXPECT_EQ(as_vector<std::int32_t>(staging.q_lens().download()), ints(p.q_lens));
+  EXPECT_EQ(as_vector<std::int32_t>(staging.qo_indptr().download()), (std::vector<std::int32_t>{0, 1, 4, 6}));
+  EXPECT_EQ(as_vector<std::int32_t>(staging.kv_indptr().download()), (std::vector<std::int32_t>{0, 5, 45, 62}));
+}
+
+TEST_P(MlaDecodeStagingIn, BlockTableIsRestridedWithMinusOnePastEachRequestsBlocks) {
+  const MlaDecodeProblem p = uneven_problem();
+  MlaDecodeInputs in = make_inputs(p);
+  // A wider table than the engine layout, with junk past every request's blocks.
+  const int wide = in.block_table_stride + 2;
+  std::vector<std::int32_t> widened(static_cast<std::size_t>(batch(p) * wide), 12345);
+  for (int r = 0; r < batch(p); ++r) {
+    for (int j = 0; j < blocks_for(p, r); ++j) {
+      widened[static_cast<std::size_t>(r * wide + j)] = in.block_table[static_cast<std::size_t>(r * in.block_table_stride + j)];
+    }
+  }
+  const std::vector<std::int32_t> original = in.block_table;
+  const int original_stride = in.block_table_stride;
+  in.block_table = widened;
+  in.block_table_stride = wide;
+  MlaDecodeStaging staging(p, in, memory());
+  const std::vector<std::int32_t> table = as_vector<std::int32_t>(staging.block_table().download());
+  ASSERT_EQ(table.size(), 9u);
+  for (int r = 0; r < 3; ++r) {
+    for (int j = 0; j < 3; ++j) {
+      const std::int32_t want =
+          j < blocks_for(p, r) ? original[static_cast<std::size_t>(r * original_stride + j)] : -1;
+      EXPECT_EQ(table[static_cast<std::size_t>(r * 3 + j)], want) << "request " << r << " block " << j;
+    }
+  }
+}
+
+TEST_P(MlaDecodeStagingIn, OutputsAndWorkspaceArePoisonedBeforeARun) {
+  const MlaDecodeProblem p = uneven_problem();
+  MlaDecodeStaging staging(p, make_inputs(p), memory(), 100);
+  EXPECT_EQ(as_vector<std::uint16_t>(staging.o().download()), std::vector<std::uint16_t>(6 * 8 * 64, 0x7FFF));
+  EXPECT_EQ(as_vector<std::uint32_t>(staging.lse().download()), std::vector<std::uint32_t>(6 * 8, 0x7FFFFFFF));
+  ASSERT_NE(staging.workspace(), nullptr);
+  EXPECT_EQ(staging.abi_tensors().workspace, staging.workspace()->data());
+  EXPECT_EQ(staging.abi_tensors().workspace_bytes, 100u);
+  EXPECT_EQ(as_vector<std::uint32_t>(staging.workspace()->download()), std::vector<std::uint32_t>(25, 0x7FFFFFFF));
+  // A backend that writes nothing: every element is flagged, no guard is broken.
+  const MlaDecodeRun run = staging.collect();
+  EXPECT_TRUE(run.diag.broken_canaries.empty());
+  EXPECT_EQ(run.o_unwritten, std::vector<std::uint8_t>(6 * 8 * 64, 1));
+  EXPECT_EQ(run.lse_unwritten, std::vector<std::uint8_t>(6 * 8, 1));
+}
+
+TEST_P(MlaDecodeStagingIn, AWritePastTheEndOfOIsCaughtNamingTheBuffer) {
+  const MlaDecodeProblem p = uneven_problem();
+  MlaDecodeStaging staging(p, make_inputs(p), memory());
+  const std::size_t bytes = staging.o().bytes();
+  // A backend writing one bf16 element too many, as a kernel with an off-by-one row count would.
+  write_raw(staging.o(), 0, filled(DType::bf16, 1.0f, bytes / 2 + 1));
+  const MlaDecodeRun run = staging.collect();
+  ASSERT_EQ(run.diag.broken_canaries.size(), 1u);
+  EXPECT_EQ(run.diag.broken_canaries[0].buffer, "o");
+  EXPECT_EQ(run.diag.broken_canaries[0].side, "after");
+}
+
+TEST_P(MlaDecodeStagingIn, AWriteBeforeTheStartOfAnIntermediateIsCaughtNamingIt) {
+  const MlaDecodeProblem p = uneven_problem();
+  MlaDecodeStaging staging(p, make_inputs(p), memory());
+  GuardedBuffer& partial = staging.buffers().output("partial_o", DType::f32, 32);
+  write_raw(partial, -4, filled(DType::f32, 2.0f, 1));
+  const MlaDecodeRun run = staging.collect();
+  ASSERT_EQ(run.diag.broken_canaries.size(), 1u);
+  EXPECT_EQ(run.diag.broken_canaries[0].buffer, "partial_o");
+  EXPECT_EQ(run.diag.broken_canaries[0].side, "before");
+}
+
+TEST_P(MlaDecodeStagingIn, AnElementLeftUnwrittenIsFlaggedAndTheRestDecoded) {
+  const MlaDecodeProblem p = uneven_problem();
+  MlaDecodeStaging staging(p, make_inputs(p), memory());
+  const std::size_t o_count = staging.o().bytes() / 2;
+  const std::size_t skipped = 100;
+  std::vector<float> o_values(o_count, 0.5f);
+  std::vector<std::byte> o_codes = encode_tensor(DType::bf16, o_values);
+  // Write everything but element `skipped` (its poison stays).
+  write_raw(staging.o(), 0, std::span(o_codes).first(2 * skipped));
+  write_raw(staging.o(), static_cast<std::ptrdiff_t>(2 * (skipped + 1)), std::span(o_codes).subspan(2 * (skipped + 1)));
+  write_raw(staging.lse(), 0, filled(DType::f32, -1.5f, staging.lse().bytes() / 4));
+  const MlaDecodeRun run = staging.collect();
+  EXPECT_TRUE(run.diag.broken_canaries.empty());
+  ASSERT_EQ(run.out.o.size(), o_count);
+  for (std::size_t i = 0; i < o_count; ++i) {
+    EXPECT_EQ(run.o_unwritten[i], i == skipped ? 1 : 0) << i;
+    if (i != skipped) {
+      EXPECT_EQ(run.out.o[i], 0.5f) << i;
+    }
+  }
+  EXPECT_TRUE(std::isnan(run.out.o[skipped]));
+  EXPECT_EQ(run.lse_unwritten, std::vector<std::uint8_t>(run.out.lse.size(), 0));
+  EXPECT_EQ(run.out.lse, std::vector<float>(run.out.lse.size(), -1.5f));
+}
+
+TEST_P(MlaDecodeStagingIn, ABase2LseIsConvertedToNaturalLog) {
+  const MlaDecodeProblem p = uneven_problem();
+  MlaDecodeStaging staging(p, make_inputs(p), memory());
+  const std::size_t count = staging.lse().bytes() / 4;
+  // All but the last element written with log2 of e^3 (so natural lse 3).
+  const float log2_lse = static_cast<float>(3.0 / std::numbers::ln2);
+  write_raw(staging.lse(), 0, filled(DType::f32, log2_lse, count - 1));
+  const MlaDecodeRun natural = staging.collect(LseBase::natural);
+  EXPECT_EQ(natural.out.lse[0], log2_lse);
+  const MlaDecodeRun converted = staging.collect(LseBase::log2);
+  for (std::size_t i = 0; i + 1 < count; ++i) {
+    EXPECT_NEAR(converted.out.lse[i], 3.0f, 1e-6f) << i;
+    EXPECT_EQ(converted.lse_unwritten[i], 0) << i;
+  }
+  EXPECT_EQ(converted.lse_unwritten.back(), 1);
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(converted.out.lse.back()), 0x7FFFFFFFu) << "the poison is left as it was";
+}
+
+TEST_P(MlaDecodeStagingIn, InputsThatDoNotMatchTheProblemAreNamed) {
+  const MlaDecodeProblem p = uneven_problem();
+  const auto expect_error = [&](const MlaDecodeInputs& in, const std::string& needle) {
+    try {
+      MlaDecodeStaging staging(p, in, memory());
+      ADD_FAILURE() << "accepted inputs with a bad " << needle;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("staging_case"), std::string::npos) << e.what();
+    }
+  };
+  MlaDecodeInputs in = make_inputs(p);
+  in.q.pop_back();
+  expect_error(in, "input q ");
+  in = make_inputs(p);
+  in.kv_cache.push_back(0.0f);
+  expect_error(in, "input kv_cache");
+  in = make_inputs(p);
+  in.block_table[static_cast<std::size_t>(in.block_table_stride + 1)] = 9;  // request 1, block 1
+  expect_error(in, "block_table[1][1] = 9");
+  in = make_inputs(p);
+  in.block_table_stride = 2;
+  expect_error(in, "block_table_stride");
+  MlaDecodeProblem bad = p;
+  bad.q_lens = {1, 3};
+  EXPECT_THROW(MlaDecodeStaging(bad, make_inputs(p), memory()), InvalidProblem);
+}
+
+MLACHECK_STAGING_IN_EACH_MEMORY(MlaDecodeStagingIn);
+
+TEST(LseBaseFromAbi, MapsBothBasesAndRefusesOthers) {
+  EXPECT_EQ(lse_base_from_abi(MLACHECK_LSE_NATURAL), LseBase::natural);
+  EXPECT_EQ(lse_base_from_abi(MLACHECK_LSE_LOG2), LseBase::log2);
+  EXPECT_THROW(lse_base_from_abi(2), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace mlacheck
