@@ -16,9 +16,9 @@ class GpuTimer {
   double stop_ms();
 
  private:
+  StreamHandle stream_ = nullptr;
   void* start_ = nullptr;
   void* stop_ = nullptr;
-  StreamHandle stream_ = nullptr;
 };
 
 }  // namespace mlacheck
