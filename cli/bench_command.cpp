@@ -8,8 +8,11 @@
 #include <stdexcept>
 
 #include "bench/decode_bench_shapes.hpp"
+#include "cli/backend_description.hpp"
+#include "device/backend_factory.hpp"
 #include "device/benchmark.hpp"
 #include "device/platform/device_info.hpp"
+#include "device/plugin/plugin_backend.hpp"
 #include "harness/case_prefetch.hpp"
 #include "harness/default_sweep.hpp"
 #include "harness/mla_case.hpp"
@@ -26,6 +29,7 @@ struct BenchRow {
   BenchTarget target;
 };
 
+// copy_gbps is 0 for a host plugin: there is no device copy to compare with.
 void print_table(const std::vector<BenchRow>& rows, double copy_gbps) {
   std::printf("\n%-28s %-10s %6s %10s %9s %7s %9s  %-8s %s\n", "shape", "path", "work", "median us", "GB/s",
               "%copy", "TFLOP/s", "oracle", "target");
@@ -35,7 +39,7 @@ void print_table(const std::vector<BenchRow>& rows, double copy_gbps) {
                 r.tflops, r.check.c_str(), r.target.what.c_str(),
                 r.target.what.empty() ? "" : (r.target.met ? " (met)" : " (missed)"));
   }
-  std::printf("copy bandwidth measured in this run: %.1f GB/s (bytes read + written)\n", copy_gbps);
+  if (copy_gbps > 0.0) std::printf("copy bandwidth measured in this run: %.1f GB/s (bytes read + written)\n", copy_gbps);
 }
 
 void write_csv(const std::string& path, const std::vector<BenchRow>& rows, double copy_gbps) {
@@ -78,19 +82,33 @@ void add_bench_command(CLI::App& app, BenchOptions& options) {
   cmd->add_option("--csv", options.csv, "Write every row to this CSV file");
   cmd->add_option("--filter", options.filter, "Only the shapes whose name contains this text (e.g. kv4096, h128, split_kv)");
   cmd->add_flag("--skip-throughput", options.skip_throughput, "Leave out the harness throughput");
+  cmd->add_option("--backend", options.backend, "\"hip\" or the path of a backend plugin .so to time")
+      ->capture_default_str();
 }
 
 int run_bench(const BenchOptions& options) {
+  // A plugin is loaded first: a host plugin needs no GPU, and a file that is no plugin is an error.
+  const bool plugin_spec = is_plugin_spec(options.backend);
+  if (plugin_spec) std::printf("backend: %s\n", describe_backend(options.backend).c_str());
+  BackendOrReason backend = plugin_spec ? make_backend(options.backend, options.device) : BackendOrReason{};
+  auto* plugin = dynamic_cast<PluginBackend*>(backend.backend.get());
+  const bool on_gpu = plugin == nullptr || plugin->on_device();
   const DeviceAvailability avail = probe_devices();
-  if (options.device >= avail.count) {
+  if (on_gpu && options.device >= avail.count) {
     std::fprintf(stderr, "mlacheck bench: no GPU %d to time on: %s\n", options.device,
                  avail.count == 0 ? avail.reason.c_str() : "index out of range");
     return 2;
   }
-  BackendOrReason hip = make_hip_backend(options.device);
-  if (!hip.backend) throw std::runtime_error(hip.reason);
-  std::printf("device: %s\n", hip.backend->device_name().c_str());
-  const double copy_gbps = copy_bandwidth_gbps(options.device, options.quick ? (std::size_t{1} << 26) : (std::size_t{1} << 30), 20);
+  if (!plugin_spec) backend = make_hip_backend(options.device);
+  if (!backend.backend) throw std::runtime_error(backend.reason);
+  std::printf("device: %s\n", backend.backend->device_name().c_str());
+  const double copy_gbps =
+      on_gpu ? copy_bandwidth_gbps(options.device, options.quick ? (std::size_t{1} << 26) : (std::size_t{1} << 30), 20)
+             : 0.0;
+  if (!on_gpu) {
+    std::printf("host plugin: each run() timed with a steady clock on this thread; no cache is flushed between "
+                "runs and there is no device copy bandwidth to compare with\n");
+  }
 
   std::vector<MlaDecodeProblem> shapes;
   for (MlaDecodeProblem& p : decode_bench_shapes(options.quick)) {
@@ -102,14 +120,14 @@ int run_bench(const BenchOptions& options) {
   std::size_t next = 0;
   const auto launch = [&] {
     const MlaDecodeProblem* p = &shapes[next++];
-    Backend* b = hip.backend.get();
+    Backend* b = backend.backend.get();
     ahead.push_back(std::async(std::launch::async, [p, b] { return prepare_mla_case(*p, b, ""); }));
   };
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     while (next < shapes.size() && ahead.size() < 3) launch();
     const PreparedMlaCase prepared = ahead.front().get();
     ahead.pop_front();
-    const CaseResult check = finish_mla_case(prepared, hip.backend.get());
+    const CaseResult check = finish_mla_case(prepared, backend.backend.get());
     BenchRow r;
     r.problem = shapes[i];
     r.check = std::string(to_string(check.state));
@@ -117,12 +135,16 @@ int run_bench(const BenchOptions& options) {
       std::printf("%-28s not timed: %s\n", shapes[i].name.c_str(), check.reason.c_str());
       continue;
     }
-    r.timing = time_mla_decode(shapes[i], prepared.inputs, options.device, options.warmup, options.runs);
+    r.timing = plugin != nullptr ? plugin->time_decode(shapes[i], prepared.inputs, options.warmup, options.runs)
+                                 : time_mla_decode(shapes[i], prepared.inputs, options.device, options.warmup, options.runs);
     const double seconds = r.timing.median_us * 1e-6;
     r.gbps = decode_min_bytes(shapes[i]) / seconds / 1e9;
     r.tflops = decode_flops(shapes[i]) / seconds / 1e12;
-    r.copy_fraction = r.gbps / copy_gbps;
-    r.target = decode_target(shapes[i], r.gbps, r.tflops, copy_gbps);
+    // The speed targets are the GPU decode's; a host plugin is measured, not held to them.
+    if (copy_gbps > 0.0) {
+      r.copy_fraction = r.gbps / copy_gbps;
+      r.target = decode_target(shapes[i], r.gbps, r.tflops, copy_gbps);
+    }
     std::printf("%-28s %-10s %10.1f us  %s\n", shapes[i].name.c_str(), r.timing.path.c_str(), r.timing.median_us,
                 r.check.c_str());
     std::fflush(stdout);
@@ -130,7 +152,7 @@ int run_bench(const BenchOptions& options) {
   }
   print_table(rows, copy_gbps);
   if (!options.csv.empty()) write_csv(options.csv, rows, copy_gbps);
-  if (!options.skip_throughput) harness_throughput(hip.backend.get(), hip.reason);
+  if (!options.skip_throughput) harness_throughput(backend.backend.get(), backend.reason);
   for (const BenchRow& r : rows) {
     if (r.check != "PASSED") return 1;  // a fast wrong kernel is no result
   }

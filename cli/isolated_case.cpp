@@ -10,6 +10,7 @@
 
 #include "cli/supervisor.hpp"
 #include "cli/worker_protocol.hpp"
+#include "device/backend_factory.hpp"
 #include "harness/device_outcome.hpp"
 #include "harness/gather_case.hpp"
 #include "harness/mla_case.hpp"
@@ -76,7 +77,7 @@ CaseResult run_in_child(const CaseResult& stub, const std::function<CaseResult()
   return row;
 }
 
-CaseResult run_case_in_child(const SweepCase& c, const FaultSet& faults, int device) {
+CaseResult run_case_in_child(const SweepCase& c, const FaultSet& faults, int device, const std::string& backend_spec) {
   CaseResult stub;
   std::visit(
       [&](const auto& p) {
@@ -87,31 +88,31 @@ CaseResult run_case_in_child(const SweepCase& c, const FaultSet& faults, int dev
   stub.op = stub.repro.substr(0, stub.repro.find(':'));
   stub.faults = describe_faults(faults);
   return run_in_child(stub, [&] {
-    BackendOrReason hip = make_hip_backend(device);
+    BackendOrReason backend = make_backend(backend_spec, device);
     return std::visit(
         [&](const auto& p) -> CaseResult {
           if constexpr (std::is_same_v<std::decay_t<decltype(p)>, MlaDecodeProblem>) {
-            return run_mla_case(p, hip.backend.get(), hip.reason, faults);
+            return run_mla_case(p, backend.backend.get(), backend.reason, faults);
           } else {
-            return run_gather_case(p, hip.backend.get(), hip.reason, faults);
+            return run_gather_case(p, backend.backend.get(), backend.reason, faults);
           }
         },
         c);
   });
 }
 
-ProbedDevice probe_device(int device) {
+ProbedDevice probe_device(int device, const std::string& backend_spec) {
   CaseResult stub;
   stub.id = "device-probe";
   const CaseResult row = run_in_child(stub, [&] {
     CaseResult out = stub;
-    BackendOrReason hip = make_hip_backend(device);
-    out.device = hip.backend ? hip.backend->device_name() : "";
-    out.reason = hip.reason;
+    BackendOrReason backend = make_backend(backend_spec, device);
+    out.device = backend.backend ? backend.backend->device_name() : "";
+    out.reason = backend.reason;
     return out;
   });
-  if (row.state == ResultState::errored) return {"", row.reason};
-  return {row.device, row.reason};
+  if (row.state == ResultState::errored) return {"", row.reason, true};
+  return {row.device, row.reason, false};
 }
 
 }  // namespace mlacheck::cli

@@ -18,15 +18,19 @@ namespace mlacheck::cli {
 // is `stub` made ERRORED, naming how the child ended.
 CaseResult run_in_child(const CaseResult& stub, const std::function<CaseResult()>& job);
 
-// One case through its op's harness driver with `faults`, on GPU `device`, in a child.
-CaseResult run_case_in_child(const SweepCase& c, const FaultSet& faults, int device);
+// One case through its op's harness driver with `faults`, on GPU `device`, in a child, on the
+// backend `backend_spec` names (device/backend_factory.hpp).
+CaseResult run_case_in_child(const SweepCase& c, const FaultSet& faults, int device,
+                             const std::string& backend_spec = "hip");
 
-// GPU `device` as a child sees it: its name, or why it cannot be used. Probing in a child keeps
-// this process free of the runtime, so that it can go on forking cases.
+// GPU `device` as a child sees it through the backend `backend_spec` names: the backend's device
+// name ("cpu" for a host plugin), or why it cannot be used. Probing in a child keeps this process
+// free of the runtime, so that it can go on forking cases.
 struct ProbedDevice {
   std::string name;                // empty when unavailable
   std::string unavailable_reason;  // for the SKIPPED rows
+  bool backend_failed = false;     // the backend threw (a plugin's open() failed) or the child died
 };
-ProbedDevice probe_device(int device);
+ProbedDevice probe_device(int device, const std::string& backend_spec = "hip");
 
 }  // namespace mlacheck::cli

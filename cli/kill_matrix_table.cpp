@@ -30,7 +30,11 @@ void print_kill_matrix(std::FILE* out, const scenarios::KillMatrix& m) {
   const int w = static_cast<int>(id_width);
   constexpr int kCell = 8;
 
-  std::fprintf(out, "kill matrix: scenario x fault; [x] = the scenario's own fault, which must be FAIL or ERR\n");
+  if (m.faults.empty()) {
+    std::fprintf(out, "kill matrix: clean runs only (no fault columns: faults exist in mlacheck's own pipeline)\n");
+  } else {
+    std::fprintf(out, "kill matrix: scenario x fault; [x] = the scenario's own fault, which must be FAIL or ERR\n");
+  }
   std::fprintf(out, "%-*s %-*s", w, "scenario", kCell, "clean");
   for (std::size_t i = 0; i < m.faults.size(); ++i) std::fprintf(out, "%-*s", kCell, column_name(i).c_str());
   std::fprintf(out, "\n");

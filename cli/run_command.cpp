@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "cli/backend_description.hpp"
 #include "cli/progress.hpp"
 #include "cli/result_table.hpp"
 #include "plan/data_files.hpp"
@@ -50,10 +51,14 @@ void add_run_command(CLI::App& app, RunOptions& options) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--lookahead", options.lookahead, "Cases whose oracle runs on CPU threads ahead of the GPU")
       ->capture_default_str();
+  cmd->add_option("--backend", options.backend, "\"hip\" or the path of a backend plugin .so (docs/backends.md)")
+      ->capture_default_str();
 }
 
 int run(const RunOptions& options) {
   if (options.resume && options.out_dir.empty()) throw std::invalid_argument("--resume needs --out");
+  // A file that is no usable plugin stops the run here (PluginError, exit 2), not in every worker.
+  const std::string backend = describe_backend(options.backend);
   RunPlanOptions plan_options;
   plan_options.case_repro = options.case_repro;
   plan_options.seed = options.seed;
@@ -81,6 +86,7 @@ int run(const RunOptions& options) {
 
   const std::vector<int> devices = devices_to_use(options.device);
   const DeviceAvailability avail = probe_devices();
+  std::fprintf(stdout, "backend: %s\n", backend.c_str());
   std::fprintf(stdout, "devices: %s; %zu cases to run", avail.count > 0 ? std::to_string(devices.size()).c_str() : ("none (" + avail.reason + ")").c_str(), todo.size());
   if (!done.empty()) std::fprintf(stdout, ", %zu kept from the report being resumed", done.size());
   std::fprintf(stdout, "\n");
@@ -92,6 +98,7 @@ int run(const RunOptions& options) {
   sup.executable = std::filesystem::read_symlink("/proc/self/exe").string();
   sup.devices = devices;
   sup.lookahead = options.lookahead;
+  sup.backend = options.backend;
   supervise(todo, sup, [&](std::size_t, CaseResult row) {
     print_row(stdout, row, options.verbose);
     std::fflush(stdout);

@@ -23,6 +23,7 @@ struct RunOptions {
   std::string scenarios_file;        // --scenarios: the scenario table ("" for the default)
   double timeout_base_s = 120.0;     // --timeout: the watchdog's base limit per case
   std::size_t lookahead = 4;         // --lookahead: cases whose oracle runs ahead of the GPU
+  std::string backend = "hip";       // --backend: "hip" or the path of a backend plugin (docs/backends.md)
 };
 
 void add_run_command(CLI::App& app, RunOptions& options);

@@ -63,7 +63,7 @@ void start(Worker& w, const std::vector<RunCase>& cases, const SupervisorOptions
     ::dup2(to_worker[0], STDIN_FILENO);
     ::dup2(from_worker[1], 3);
     const char* argv[] = {options.executable.c_str(), "worker", "--device", device.c_str(), "--result-fd", "3",
-                          "--lookahead", lookahead.c_str(), nullptr};
+                          "--lookahead", lookahead.c_str(), "--backend", options.backend.c_str(), nullptr};
     ::execv(options.executable.c_str(), const_cast<char* const*>(argv));
     ::_exit(127);
   }

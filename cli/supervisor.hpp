@@ -17,6 +17,7 @@ struct SupervisorOptions {
   std::string executable;    // this program, to start workers from
   std::vector<int> devices;  // one worker per device; empty: one worker, device 0
   std::size_t lookahead = 4;
+  std::string backend = "hip";  // the workers' --backend
 };
 
 // Calls on_row(case index, row) on this thread as rows arrive: in order within one device's

@@ -9,9 +9,11 @@
 #include <thread>
 #include <vector>
 
+#include "cli/supervisor.hpp"
 #include "cli/worker_protocol.hpp"
 #include "core/gather_problem.hpp"
 #include "core/mla_problem.hpp"
+#include "device/backend_factory.hpp"
 #include "harness/case_prefetch.hpp"
 #include "harness/oracle_self_check.hpp"
 
@@ -57,6 +59,7 @@ void add_worker_command(CLI::App& app, WorkerOptions& options) {
   cmd->add_option("--device", options.device, "GPU index");
   cmd->add_option("--result-fd", options.result_fd, "File descriptor for the row frames");
   cmd->add_option("--lookahead", options.lookahead, "Cases prepared ahead of the device");
+  cmd->add_option("--backend", options.backend, "\"hip\" or a backend plugin's path");
 }
 
 int run_worker(const WorkerOptions& options) {
@@ -78,7 +81,18 @@ int run_worker(const WorkerOptions& options) {
   }
   if (device_lines.empty()) return 0;
 
-  BackendOrReason hip = make_hip_backend(options.device);
+  BackendOrReason backend;
+  try {
+    backend = make_backend(options.backend, options.device);
+  } catch (const std::exception& e) {
+    // The supervisor checked the library; what is left is the plugin's open() failing. Each case
+    // is ERRORED with why, rather than the worker dying on every one.
+    for (std::size_t i : device_lines) {
+      CaseResult row = lost_case_row(lines[i].run_case, e.what());
+      write_all(options.result_fd, encode_row_frame(lines[i].index, row));
+    }
+    return 0;
+  }
   std::vector<SweepCase> cases;
   for (std::size_t i : device_lines) cases.push_back(to_sweep_case(lines[i].run_case.repro));
   bool device_lost = false;
@@ -86,7 +100,7 @@ int run_worker(const WorkerOptions& options) {
   // dead context, not of their cases. Throwing out of the callback stops run_cases.
   struct DeviceLost {};
   try {
-    run_cases(cases, hip.backend.get(), hip.reason, {}, PrefetchOptions{options.lookahead},
+    run_cases(cases, backend.backend.get(), backend.reason, {}, PrefetchOptions{options.lookahead},
               [&](std::size_t k, CaseResult row) {
                 break_on_purpose(row.id);
                 write_all(options.result_fd, encode_row_frame(lines[device_lines[k]].index, row));

@@ -18,6 +18,7 @@ struct WorkerOptions {
   int device = 0;
   int result_fd = 1;
   std::size_t lookahead = 4;
+  std::string backend = "hip";  // make_backend's spec: "hip" or a plugin's path
 };
 
 void add_worker_command(CLI::App& app, WorkerOptions& options);

@@ -3,6 +3,7 @@
 // and the CLI to render. The harness proves its worth when each scenario passes clean and its own
 // fault (the intended cell) is caught, i.e. FAILED or ERRORED.
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,16 +41,18 @@ struct KillMatrix {
 // a fault may lose the device, in a process of its own (cli/isolated_case.hpp).
 using ScenarioRunner = std::function<CaseResult(const Scenario&, const FaultSet&)>;
 
-// Runs every scenario clean and with each fault through `run`; on_row sees each CaseResult as it
-// completes (clean first, then the faults in column order) so a long run shows progress.
+// Runs every scenario clean and with each fault of `faults` (the columns) through `run`; on_row sees
+// each CaseResult as it completes (clean first, then the faults in column order) so a long run
+// shows progress. A backend plugin has no faults to switch on: its matrix has no columns.
 KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, const ScenarioRunner& run,
                            const std::vector<KnownBug>& known_bugs,
-                           const std::function<void(const CaseResult&)>& on_row = {});
+                           const std::function<void(const CaseResult&)>& on_row = {},
+                           std::span<const Fault> faults = kAllFaults);
 
 // What keeps the matrix from proving the harness: a clean run that is neither PASSED nor
 // SKIPPED nor KNOWN_BUG, or an intended fault that survived a clean PASS. One line each, naming
 // the scenario; empty when the matrix is good. Scenarios that did not run clean (SKIPPED, a
-// known bug) are not held to their fault.
+// known bug) are not held to their fault, nor is a scenario whose fault is not a column.
 std::vector<std::string> kill_matrix_problems(const KillMatrix& m);
 
 }  // namespace mlacheck::scenarios

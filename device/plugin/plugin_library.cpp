@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <filesystem>
 #include <string_view>
 
 namespace mlacheck {
@@ -41,12 +42,20 @@ std::string table_problem(const mlacheck_backend_v1& t) {
   return "";
 }
 
+// dlopen searches the library path for a name without a slash; a file of that name in the working
+// directory is what a user means by `--backend libfoo.so`.
+std::string dlopen_name(const std::string& path) {
+  std::error_code ignored;
+  if (path.find('/') == std::string::npos && std::filesystem::is_regular_file(path, ignored)) return "./" + path;
+  return path;
+}
+
 }  // namespace
 
 PluginLibrary::PluginLibrary(std::string path) : path_(std::move(path)) {
   // RTLD_NOW: a missing dependency fails here with the linker's message, not at some later call.
   // RTLD_LOCAL: two plugins never see each other's symbols.
-  handle_ = ::dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL);
+  handle_ = ::dlopen(dlopen_name(path_).c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle_ == nullptr) {
     const char* why = ::dlerror();
     refuse(path_, std::string("cannot be loaded: ") + (why != nullptr ? why : "dlopen failed"));

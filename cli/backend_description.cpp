@@ -1,0 +1,16 @@
+#include "cli/backend_description.hpp"
+
+#include "device/backend_factory.hpp"
+#include "device/plugin/plugin_library.hpp"
+
+namespace mlacheck::cli {
+
+std::string describe_backend(const std::string& spec) {
+  if (!is_plugin_spec(spec)) return spec;
+  const PluginLibrary library(spec);
+  const std::string version = library.version();
+  return "plugin " + library.name() + (version.empty() ? "" : " " + version) + " from " + spec + " (" +
+         (library.on_device() ? "device" : "host") + " memory)";
+}
+
+}  // namespace mlacheck::cli

@@ -1,0 +1,13 @@
+#pragma once
+// What a `--backend SPEC` names, checked before any case runs: "hip", or a plugin library loaded
+// and its table checked (not opened: open() may start a GPU runtime, which the commands that fork
+// per case must not have in their own process).
+#include <string>
+
+namespace mlacheck::cli {
+
+// "hip", or "plugin <name> <version> from <path> (host memory|device memory)". Throws PluginError
+// naming the path for a file that is no usable plugin.
+std::string describe_backend(const std::string& spec);
+
+}  // namespace mlacheck::cli
