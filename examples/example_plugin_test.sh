@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The example plugins through `mlacheck` as a user runs them (docs/backends.md), no GPU needed:
+#   cpu_run:       the main job (`mlacheck run`, the default plan) on the CPU example passes: every
+#                  mla_decode row PASSED on backend cpu-example, the kv_gather rows SKIPPED;
+#   wrong_run:     the wrong example makes `mlacheck run` exit 1 with FAILED rows naming tensor O;
+#   cpu_scenarios: `mlacheck scenarios` runs the clean rows and says the faults are not applicable;
+#   cpu_bench:     `mlacheck bench` times the CPU example's run() with a steady clock.
+# Usage: example_plugin_test.sh <mlacheck> <scratch folder> <test> <plugin> <source folder>
+set -u
+mlacheck=$1
+work=$2/$3
+plugin=$4
+source=$5
+rm -rf "$work" && mkdir -p "$work"
+
+fail() { echo "FAIL: $*"; exit 1; }
+count() { grep -c -E "$1" "$work/report.csv"; }
+# Between the backend and path columns report.csv may hold others (its version, the device's
+# name, index and bus id): match up to four fields there.
+between='([^,]*,){0,4}'
+
+case $3 in
+cpu_run)
+  "$mlacheck" run --backend "$plugin" --out "$work" > "$work/run.log" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] || fail "exit status $rc: $(grep -E '^(FAILED|ERRORED)' "$work/run.log" | head -5)"
+  passed=$(count "^[^,]+,mla_decode,.*,cpu-example,${between}plugin,,PASSED,")
+  decode=$(count '^[^,]+,mla_decode,.*,cpu-example,')
+  [ "$passed" -gt 100 ] && [ "$passed" -eq "$decode" ] || fail "$passed of $decode mla_decode rows PASSED"
+  gather=$(count '^[^,]+,kv_gather,')
+  skipped=$(count '^[^,]+,kv_gather,.*,SKIPPED,plugin backends run mla_decode only,')
+  [ "$gather" -gt 0 ] && [ "$skipped" -eq "$gather" ] || fail "$skipped of $gather kv_gather rows SKIPPED"
+  ;;
+wrong_run)
+  "$mlacheck" run --backend "$plugin" --out "$work" > "$work/run.log" 2>&1
+  rc=$?
+  [ $rc -eq 1 ] || fail "exit status $rc, expected 1"
+  failed=$(count "^[^,]+,mla_decode,.*,wrong-example,${between}plugin,,FAILED,\"?O: ")
+  [ "$failed" -gt 10 ] || fail "only $failed FAILED rows name tensor O"
+  [ "$(count ',ERRORED,')" -eq 0 ] || fail "ERRORED rows: the wrong example must fail on its numbers, not error"
+  ;;
+cpu_scenarios)
+  out=$("$mlacheck" scenarios --backend "$plugin" --file "$source/scenarios/upstream.csv" \
+        --known-bugs "$source/scenarios/known_bugs.csv" 2>&1)
+  rc=$?
+  printf '%s\n' "$out" > "$work/scenarios.log"
+  [ $rc -eq 0 ] || fail "exit status $rc: $(tail -5 "$work/scenarios.log")"
+  grep -q "the fault columns are not applicable to a backend plugin" "$work/scenarios.log" || fail "no word on the faults"
+  grep -q "^ok: [0-9]* cases, 0 problems" "$work/scenarios.log" || fail "$(tail -3 "$work/scenarios.log")"
+  grep -q " clean PASSED .* not applicable" "$work/scenarios.log" || fail "no clean PASSED scenario line"
+  ;;
+cpu_bench)
+  out=$("$mlacheck" bench --backend "$plugin" --quick --filter h8-kv1024-q1.split --skip-throughput 2>&1)
+  rc=$?
+  printf '%s\n' "$out" > "$work/bench.log"
+  [ $rc -eq 0 ] || fail "exit status $rc: $(tail -5 "$work/bench.log")"
+  grep -q "^host plugin: each run() timed with a steady clock" "$work/bench.log" || fail "no word on the clock"
+  grep -q "^h8-kv1024-q1.split_kv .* plugin .* PASSED" "$work/bench.log" || fail "no timed, checked row"
+  ;;
+esac
+echo "PASS: $3"
