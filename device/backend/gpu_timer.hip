@@ -5,7 +5,7 @@
 
 namespace mlacheck {
 
-GpuTimer::GpuTimer() {
+GpuTimer::GpuTimer(StreamHandle stream) : stream_(stream) {
   hipEvent_t a = nullptr;
   hipEvent_t b = nullptr;
   GPU_CHECK(hipEventCreate(&a));
@@ -23,10 +23,12 @@ GpuTimer::~GpuTimer() {
   (void)hipEventDestroy(static_cast<hipEvent_t>(stop_));
 }
 
-void GpuTimer::start() { GPU_CHECK(hipEventRecord(static_cast<hipEvent_t>(start_), nullptr)); }
+void GpuTimer::start() {
+  GPU_CHECK(hipEventRecord(static_cast<hipEvent_t>(start_), static_cast<hipStream_t>(stream_)));
+}
 
 double GpuTimer::stop_ms() {
-  GPU_CHECK(hipEventRecord(static_cast<hipEvent_t>(stop_), nullptr));
+  GPU_CHECK(hipEventRecord(static_cast<hipEvent_t>(stop_), static_cast<hipStream_t>(stream_)));
   GPU_CHECK(hipEventSynchronize(static_cast<hipEvent_t>(stop_)));
   float ms = 0.0f;
   GPU_CHECK(hipEventElapsedTime(&ms, static_cast<hipEvent_t>(start_), static_cast<hipEvent_t>(stop_)));

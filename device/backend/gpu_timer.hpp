@@ -1,11 +1,13 @@
 #pragma once
-// Device-event timing of the work enqueued between start() and stop() on the default stream.
-// Plain C++ interface; the events live in gpu_timer.hip.
+// Device-event timing of the work enqueued between start() and stop() on one stream (the default
+// stream unless given). Plain C++ interface; the events live in gpu_timer.hip.
+#include "device/platform/stream_handle.hpp"
+
 namespace mlacheck {
 
 class GpuTimer {
  public:
-  GpuTimer();
+  explicit GpuTimer(StreamHandle stream = nullptr);
   ~GpuTimer();
   GpuTimer(const GpuTimer&) = delete;
   GpuTimer& operator=(const GpuTimer&) = delete;
@@ -14,6 +16,7 @@ class GpuTimer {
   double stop_ms();
 
  private:
+  StreamHandle stream_ = nullptr;
   void* start_ = nullptr;
   void* stop_ = nullptr;
 };
