@@ -7,6 +7,7 @@
 #include "device/backend/l2_flush.hpp"
 #include "device/backend/mla_decode_pipeline.hpp"
 #include "device/platform/device_info.hpp"
+#include "device/staging/mla_decode_staging.hpp"
 
 namespace mlacheck {
 
@@ -27,7 +28,9 @@ DecodeTiming time_mla_decode(const MlaDecodeProblem& p, const MlaDecodeInputs& i
   select_device(device_index);
   const DeviceInfo info = device_info(device_index);
   if (auto why = mla_decode_memory_shortfall(p, info)) throw std::invalid_argument(*why);
-  MlaDecodeSession session(p, in, info, {});
+  MlaDecodeStaging staging(p, in, StagingMemory::device);
+  GuardedIntermediates intermediates(staging.buffers());
+  MlaDecodeSession session(staging.problem(), staged_tensors(staging), intermediates, info, nullptr, {});
   session.enqueue_prologue();
   DeviceBuffer scratch("l2_flush", std::max<std::size_t>(2 * info.l2_cache_bytes, std::size_t{1} << 20));
   DecodeTiming t;
@@ -40,11 +43,11 @@ DecodeTiming time_mla_decode(const MlaDecodeProblem& p, const MlaDecodeInputs& i
     const double ms = timer.stop_ms();
     if (i >= warmup) t.us.push_back(1000.0 * ms);
   }
-  const MlaDecodeRun last = session.collect(0.0);  // also checks that no run broke a canary
-  if (!last.diag.broken_canaries.empty()) {
-    throw std::runtime_error("benchmark of " + p.name + " overwrote the guard of " + last.diag.broken_canaries[0].buffer);
+  const std::vector<BrokenCanary> broken = staging.buffers().broken_canaries();  // after every timed run
+  if (!broken.empty()) {
+    throw std::runtime_error("benchmark of " + p.name + " overwrote the guard of " + broken[0].buffer);
   }
-  t.work_count = last.diag.num_splits;
+  t.work_count = session.work_count();
   t.median_us = median(t.us);
   return t;
 }

@@ -1,16 +1,17 @@
 #pragma once
 // The attention step of the mla_decode pipeline, one per path. A step is prepared before the timed
-// region -- its workspace allocated (guarded, poisoned), the persistent plan built on the host and
-// uploaded -- and enqueued inside it, so device time covers kernels only.
+// region -- its intermediates allocated, the persistent plan built on the host and uploaded -- and
+// enqueued inside it, so device time covers kernels only.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <vector>
 
 #include "core/mla_problem.hpp"
-#include "device/backend/guarded_buffers.hpp"
+#include "device/backend/decode_intermediates.hpp"
 #include "device/faults.hpp"
 #include "device/platform/device_info.hpp"
+#include "device/platform/stream_handle.hpp"
 
 namespace mlacheck {
 
@@ -23,6 +24,7 @@ struct DecodeIo {
   const std::int32_t* qo_indptr = nullptr;   // [batch + 1]
   void* o = nullptr;                         // [tokens, padded_heads, Lv]
   float* lse = nullptr;                      // [tokens, padded_heads]
+  StreamHandle stream = nullptr;             // where the step's kernels are enqueued
 };
 
 struct PreparedDecode {
@@ -33,9 +35,9 @@ struct PreparedDecode {
 // `faults` may switch on the historic mistakes of each step: split-KV tile-width-from-lk and
 // non-pow2-qlen-rows-collapse; persistent persistent-buffers-partial and metadata-unpadded-heads.
 PreparedDecode prepare_split_kv_decode(const MlaDecodeProblem& p, const DeviceInfo& info, const DecodeIo& io,
-                                       GuardedBuffers& bufs, const FaultSet& faults);
+                                       DecodeIntermediates& scratch, const FaultSet& faults);
 PreparedDecode prepare_persistent_decode(const MlaDecodeProblem& p, const DeviceInfo& info, const DecodeIo& io,
-                                         GuardedBuffers& bufs, const FaultSet& faults);
+                                         DecodeIntermediates& scratch, const FaultSet& faults);
 
 // qo_indptr as the pipeline builds it, for the device and for the persistent plan alike. Fault
 // qo-indptr-assumes-single-token (UPSTREAM S3) builds it as arange(batch + 1), which is right only

@@ -1,9 +1,9 @@
 #include "device/backend/hip_backend.hpp"
 
 #include "core/error.hpp"
-#include "device/backend/mla_decode_pipeline.hpp"
 #include "device/backend/kv_gather_pipeline.hpp"
-#include "device/kernels/split_kv_plan.hpp"
+#include "device/backend/mla_decode_pipeline.hpp"
+#include "device/staging/mla_decode_staging.hpp"
 
 namespace mlacheck {
 
@@ -12,10 +12,7 @@ HipBackend::HipBackend(int device_index) : info_(device_info(device_index)) {}
 std::string HipBackend::device_name() const { return info_.name + " (" + info_.arch + ")"; }
 
 std::optional<std::string> HipBackend::supports(const MlaDecodeProblem& p) const {
-  // Both paths attend with the same row-group kernels, so they refuse the same shapes.
-  if (auto why = kernels::split_kv_unsupported(kernels::split_kv_shape(p, 1))) return why;
-  if (auto why = mla_decode_memory_shortfall(p, info_)) return why;
-  return std::nullopt;
+  return hip_mla_decode_unsupported(p, info_);
 }
 
 std::optional<std::string> HipBackend::supports(const KvGatherProblem& p) const {
@@ -26,7 +23,18 @@ MlaDecodeRun HipBackend::run(const MlaDecodeProblem& p, const MlaDecodeInputs& i
   validate(p);
   if (auto why = supports(p)) throw std::invalid_argument("hip backend cannot run " + p.name + ": " + *why);
   select_device(info_.index);  // the device is per thread: a backend may be used from any thread
-  return run_mla_decode_pipeline(p, in, info_, faults);
+  // Staged like every other backend's tensors; the pipeline's intermediates join the staging's
+  // buffer set, so collect() checks the canaries of all of them.
+  MlaDecodeStaging staging(p, in, StagingMemory::device);
+  GuardedIntermediates scratch(staging.buffers());
+  const HipDecodeResult result =
+      run_hip_decode_on(staging.problem(), staged_tensors(staging), scratch, info_, nullptr, faults, DeviceTiming::events);
+  MlaDecodeRun run = staging.collect(LseBase::natural);
+  run.diag.path = std::string(to_string(result.path.path));
+  run.diag.path_reason = result.path.reason;
+  run.diag.num_splits = result.work_count;
+  run.diag.device_ms = result.device_ms;
+  return run;
 }
 
 KvGatherRun HipBackend::run(const KvGatherProblem& p, const KvGatherInputs& in, const FaultSet& faults) {

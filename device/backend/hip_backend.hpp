@@ -1,7 +1,9 @@
 #pragma once
 // The "hip" backend: the HIP kernels (AMD through ROCm, NVIDIA through the CUDA mapping) behind
-// the Backend interface. Each run allocates guarded buffers, poisons every buffer a kernel writes,
-// runs the pipeline, checks the canaries and decodes the outputs.
+// the Backend interface. Each mla_decode run stages the problem in device memory
+// (device/staging: guarded, poisoned buffers in the engine layouts of backend_abi.h), runs the
+// pipeline on the staged tensors with its intermediates in the same guarded set, and collects:
+// canaries checked, outputs decoded with their unwritten flags.
 #include "device/backend.hpp"
 #include "device/platform/device_info.hpp"
 

@@ -3,9 +3,9 @@
 #include <stdexcept>
 
 #include "device/backend/gpu_timer.hpp"
-#include "device/backend/guarded_buffers.hpp"
-#include "device/backend/tensor_codec.hpp"
 #include "device/layout/launchers.hpp"
+#include "device/staging/guarded_buffer_set.hpp"
+#include "device/staging/tensor_codec.hpp"
 
 namespace mlacheck {
 
@@ -26,15 +26,15 @@ KvGatherRun run_kv_gather_pipeline(const KvGatherProblem& p, const KvGatherInput
                                 " elements, the problem needs " + std::to_string(cache_elements(p)));
   }
   const std::size_t out_count = static_cast<std::size_t>(total_tokens(p)) * p.num_kv_heads * p.head_size;
-  GuardedBuffers bufs;
+  GuardedBufferSet bufs(StagingMemory::device);
   const auto cache_bytes = encode_tensor(p.cache_dtype, in.cache);
   const std::vector<std::int32_t> kv_lens(p.kv_lens.begin(), p.kv_lens.end());
-  DeviceBuffer& cache = bufs.input("cache", std::span<const std::byte>(cache_bytes));
-  DeviceBuffer& table = bufs.input("block_table", std::span<const std::int32_t>(in.block_table));
-  DeviceBuffer& lens = bufs.input("kv_lens", std::span<const std::int32_t>(kv_lens));
-  DeviceBuffer& cu = bufs.indices("cu_seq_lens", kv_lens.size() + 1);
-  DeviceBuffer& k = bufs.output("k_out", p.out_dtype, out_count);
-  DeviceBuffer& v = bufs.output("v_out", p.out_dtype, out_count);
+  GuardedBuffer& cache = bufs.input("cache", std::span<const std::byte>(cache_bytes));
+  GuardedBuffer& table = bufs.input("block_table", std::span<const std::int32_t>(in.block_table));
+  GuardedBuffer& lens = bufs.input("kv_lens", std::span<const std::int32_t>(kv_lens));
+  GuardedBuffer& cu = bufs.indices("cu_seq_lens", kv_lens.size() + 1);
+  GuardedBuffer& k = bufs.output("k_out", p.out_dtype, out_count);
+  GuardedBuffer& v = bufs.output("v_out", p.out_dtype, out_count);
 
   GpuTimer timer;
   timer.start();
@@ -48,8 +48,8 @@ KvGatherRun run_kv_gather_pipeline(const KvGatherProblem& p, const KvGatherInput
   run.diag.device_ms = timer.stop_ms();
   run.diag.path = "gather";
   run.diag.broken_canaries = bufs.broken_canaries();
-  DecodedTensor k_host = decode_tensor(p.out_dtype, k.download<std::byte>());
-  DecodedTensor v_host = decode_tensor(p.out_dtype, v.download<std::byte>());
+  DecodedTensor k_host = decode_tensor(p.out_dtype, k.download());
+  DecodedTensor v_host = decode_tensor(p.out_dtype, v.download());
   run.out.k = std::move(k_host.values);
   run.k_unwritten = std::move(k_host.unwritten);
   run.out.v = std::move(v_host.values);

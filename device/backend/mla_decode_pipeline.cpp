@@ -7,8 +7,7 @@
 #include "device/backend/decode_path.hpp"
 #include "device/backend/decode_steps.hpp"
 #include "device/backend/gpu_timer.hpp"
-#include "device/backend/guarded_buffers.hpp"
-#include "device/backend/tensor_codec.hpp"
+#include "device/kernels/split_kv_plan.hpp"
 #include "device/layout/launchers.hpp"
 
 namespace mlacheck {
@@ -24,18 +23,6 @@ Sizes sizes_of(const MlaDecodeProblem& p) {
           static_cast<std::size_t>(padded_heads(p)),   static_cast<std::size_t>(lk(p)),
           static_cast<std::size_t>(p.kv_lora_rank),    static_cast<std::size_t>(batch(p)),
           static_cast<std::size_t>(kv_indptr(p).back())};
-}
-
-void check_input_sizes(const MlaDecodeProblem& p, const MlaDecodeInputs& in, const Sizes& s) {
-  const auto expect = [&](const char* what, std::size_t got, std::size_t want) {
-    if (got != want) {
-      throw std::invalid_argument("hip backend: input " + std::string(what) + " of " + p.name + " has " +
-                                  std::to_string(got) + " elements, the problem needs " + std::to_string(want));
-    }
-  };
-  expect("q", in.q.size(), s.tokens * s.heads * s.lk);
-  expect("kv_cache", in.kv_cache.size(), static_cast<std::size_t>(p.num_blocks) * p.block_size * s.lk);
-  expect("block_table", in.block_table.size(), s.batch * static_cast<std::size_t>(in.block_table_stride));
 }
 
 }  // namespace
@@ -57,6 +44,12 @@ std::optional<std::string> mla_decode_memory_shortfall(const MlaDecodeProblem& p
   return std::nullopt;
 }
 
+std::optional<std::string> hip_mla_decode_unsupported(const MlaDecodeProblem& p, const DeviceInfo& info) {
+  // Both paths attend with the same row-group kernels, so they refuse the same shapes.
+  if (auto why = kernels::split_kv_unsupported(kernels::split_kv_shape(p, 1))) return why;
+  return mla_decode_memory_shortfall(p, info);
+}
+
 std::vector<std::int32_t> decode_qo_indptr(const MlaDecodeProblem& p, const FaultSet& faults) {
   std::vector<std::int32_t> qo(static_cast<std::size_t>(batch(p)) + 1);
   if (faults.has(Fault::qo_indptr_assumes_single_token)) {
@@ -71,78 +64,69 @@ std::vector<std::int32_t> decode_qo_indptr(const MlaDecodeProblem& p, const Faul
 struct MlaDecodeSession::State {
   MlaDecodeProblem p;
   FaultSet faults;
+  StreamHandle stream = nullptr;
   DecodePathChoice path;
   bool padding = false;
-  int block_table_stride = 0;
-  GuardedBuffers bufs;
-  DeviceBuffer* q = nullptr;
-  DeviceBuffer* table = nullptr;
-  DeviceBuffer* lens = nullptr;
-  DeviceBuffer* kv_ptr = nullptr;
-  DeviceBuffer* kv_idx = nullptr;
-  DeviceBuffer* q_padded = nullptr;
-  DeviceBuffer* o = nullptr;
-  DeviceBuffer* lse = nullptr;
-  DeviceBuffer* o_padded = nullptr;
-  DeviceBuffer* lse_padded = nullptr;
+  StagedMlaTensors staged;
+  std::int32_t* kv_indptr = nullptr;   // the prologue's scan of kv_lens
+  std::int32_t* kv_indices = nullptr;  // the prologue's expansion of the block table
+  void* q_padded = nullptr;
+  void* o_padded = nullptr;
+  float* lse_padded = nullptr;
   PreparedDecode decode;
 };
 
-MlaDecodeSession::MlaDecodeSession(const MlaDecodeProblem& p, const MlaDecodeInputs& in, const DeviceInfo& info,
+MlaDecodeSession::MlaDecodeSession(const MlaDecodeProblem& p, const StagedMlaTensors& tensors,
+                                   DecodeIntermediates& scratch, const DeviceInfo& info, StreamHandle stream,
                                    const FaultSet& faults)
     : state_(std::make_unique<State>()) {
   State& st = *state_;
   const Sizes s = sizes_of(p);
-  check_input_sizes(p, in, s);
   st.p = p;
   st.faults = faults;
+  st.stream = stream;
   st.path = choose_decode_path(p, info.compute_units);
   st.padding = padded_heads(p) != heads(p);
-  st.block_table_stride = in.block_table_stride;
+  st.staged = tensors;
 
-  const auto q_bytes = encode_tensor(p.q_dtype, in.q);
-  const auto kv_bytes = encode_tensor(p.kv_dtype, in.kv_cache);
-  const std::vector<std::int32_t> kv_lens(p.kv_lens.begin(), p.kv_lens.end());
-  const std::vector<std::int32_t> qo32 = decode_qo_indptr(p, faults);
-
-  GuardedBuffers& bufs = st.bufs;
-  st.q = &bufs.input("q", std::span<const std::byte>(q_bytes));
-  DeviceBuffer& kv = bufs.input("kv_cache", std::span<const std::byte>(kv_bytes));
-  st.table = &bufs.input("block_table", std::span<const std::int32_t>(in.block_table));
-  st.lens = &bufs.input("kv_lens", std::span<const std::int32_t>(kv_lens));
-  DeviceBuffer& qo_ptr = bufs.input("qo_indptr", std::span<const std::int32_t>(qo32));
-  st.kv_ptr = &bufs.indices("kv_indptr", s.batch + 1);
-  st.kv_idx = &bufs.indices("kv_indices", s.kv_tokens);
-  st.q_padded = st.padding ? &bufs.output("q_padded", p.q_dtype, s.tokens * s.padded * s.lk) : st.q;
-  st.o = &bufs.output("o", p.o_dtype, s.tokens * s.heads * s.lv);
-  st.lse = &bufs.output("lse", DType::f32, s.tokens * s.heads);
-  st.o_padded = st.padding ? &bufs.output("o_padded", p.o_dtype, s.tokens * s.padded * s.lv) : st.o;
-  st.lse_padded = st.padding ? &bufs.output("lse_padded", DType::f32, s.tokens * s.padded) : st.lse;
+  st.kv_indptr = scratch.indices("expanded_kv_indptr", s.batch + 1);
+  st.kv_indices = scratch.indices("kv_indices", s.kv_tokens);
+  st.q_padded = st.padding ? scratch.output("q_padded", p.q_dtype, s.tokens * s.padded * s.lk) : nullptr;
+  st.o_padded = st.padding ? scratch.output("o_padded", p.o_dtype, s.tokens * s.padded * s.lv) : tensors.o;
+  st.lse_padded =
+      st.padding ? static_cast<float*>(scratch.output("lse_padded", DType::f32, s.tokens * s.padded)) : tensors.lse;
 
   DecodeIo io;
-  io.q = st.q_padded->data();
-  io.kv_cache = kv.data();
-  io.kv_indices = st.kv_idx->as<std::int32_t>();
-  io.kv_indptr = st.kv_ptr->as<std::int32_t>();
-  io.qo_indptr = qo_ptr.as<std::int32_t>();
-  io.o = st.o_padded->data();
-  io.lse = st.lse_padded->as<float>();
-  st.decode = st.path.path == DecodePath::persistent ? prepare_persistent_decode(p, info, io, bufs, faults)
-                                                     : prepare_split_kv_decode(p, info, io, bufs, faults);
+  io.q = st.padding ? st.q_padded : tensors.q;
+  io.kv_cache = tensors.kv_cache;
+  io.kv_indices = st.kv_indices;
+  io.kv_indptr = st.kv_indptr;
+  // Fault qo-indptr-assumes-single-token (UPSTREAM S3): the pipeline builds its own qo_indptr as
+  // arange(batch + 1) instead of reading the engine's.
+  io.qo_indptr = faults.has(Fault::qo_indptr_assumes_single_token)
+                     ? scratch.input("qo_indptr_arange", decode_qo_indptr(p, faults))
+                     : tensors.qo_indptr;
+  io.o = st.o_padded;
+  io.lse = st.lse_padded;
+  io.stream = stream;
+  st.decode = st.path.path == DecodePath::persistent ? prepare_persistent_decode(p, info, io, scratch, faults)
+                                                     : prepare_split_kv_decode(p, info, io, scratch, faults);
 }
 
 MlaDecodeSession::~MlaDecodeSession() = default;
 
 const DecodePathChoice& MlaDecodeSession::path() const { return state_->path; }
 
+int MlaDecodeSession::work_count() const { return state_->decode.work_count; }
+
 void MlaDecodeSession::enqueue_prologue() {
   State& st = *state_;
-  if (st.padding) layout::launch_pad_q_heads(st.p, st.q->data(), st.q_padded->data(), nullptr);
+  if (st.padding) layout::launch_pad_q_heads(st.p, st.staged.q, st.q_padded, st.stream);
   layout::launch_expand_page_indices(
       st.p,
-      layout::PageIndexBuffers{st.table->as<std::int32_t>(), st.block_table_stride, st.lens->as<std::int32_t>(),
-                               st.kv_ptr->as<std::int32_t>(), st.kv_idx->as<std::int32_t>()},
-      nullptr, st.faults);
+      layout::PageIndexBuffers{st.staged.block_table, st.staged.block_table_stride, st.staged.kv_lens, st.kv_indptr,
+                               st.kv_indices},
+      st.stream, st.faults);
 }
 
 void MlaDecodeSession::enqueue_decode() { state_->decode.enqueue(); }
@@ -150,36 +134,35 @@ void MlaDecodeSession::enqueue_decode() { state_->decode.enqueue(); }
 void MlaDecodeSession::enqueue_epilogue() {
   State& st = *state_;
   if (!st.padding) return;
-  layout::launch_unpad_o_heads(st.p, st.o_padded->data(), st.o->data(), nullptr);
-  layout::launch_unpad_lse_heads(st.p, st.lse_padded->as<float>(), st.lse->as<float>(), nullptr);
+  layout::launch_unpad_o_heads(st.p, st.o_padded, st.staged.o, st.stream);
+  layout::launch_unpad_lse_heads(st.p, st.lse_padded, st.staged.lse, st.stream);
 }
 
-MlaDecodeRun MlaDecodeSession::collect(double device_ms) {
-  State& st = *state_;
-  MlaDecodeRun run;
-  run.diag.device_ms = device_ms;
-  run.diag.path = std::string(to_string(st.path.path));
-  run.diag.path_reason = st.path.reason;
-  run.diag.num_splits = st.decode.work_count;
-  run.diag.broken_canaries = st.bufs.broken_canaries();
-  DecodedTensor o_host = decode_tensor(st.p.o_dtype, st.o->download<std::byte>());
-  DecodedTensor lse_host = decode_tensor(DType::f32, st.lse->download<std::byte>());
-  run.out.o = std::move(o_host.values);
-  run.o_unwritten = std::move(o_host.unwritten);
-  run.out.lse = std::move(lse_host.values);
-  run.lse_unwritten = std::move(lse_host.unwritten);
-  return run;
-}
-
-MlaDecodeRun run_mla_decode_pipeline(const MlaDecodeProblem& p, const MlaDecodeInputs& in, const DeviceInfo& info,
-                                     const FaultSet& faults) {
-  MlaDecodeSession session(p, in, info, faults);
-  GpuTimer timer;
-  timer.start();
+HipDecodeResult run_hip_decode_on(const MlaDecodeProblem& p, const StagedMlaTensors& tensors,
+                                  DecodeIntermediates& scratch, const DeviceInfo& info, StreamHandle stream,
+                                  const FaultSet& faults, DeviceTiming timing) {
+  MlaDecodeSession session(p, tensors, scratch, info, stream, faults);
+  std::optional<GpuTimer> timer;
+  if (timing == DeviceTiming::events) {
+    timer.emplace(stream);
+    timer->start();
+  }
   session.enqueue_prologue();
   session.enqueue_decode();
   session.enqueue_epilogue();
-  return session.collect(timer.stop_ms());
+  HipDecodeResult result;
+  result.path = session.path();
+  result.work_count = session.work_count();
+  if (timer) result.device_ms = timer->stop_ms();
+  return result;
+}
+
+std::uint64_t hip_decode_workspace_bytes(const MlaDecodeProblem& p, const DeviceInfo& info) {
+  // A session prepared against a measuring allocator carves exactly what the same session carves
+  // from a real workspace: one code path decides both, so they cannot drift apart.
+  WorkspaceIntermediates measure = WorkspaceIntermediates::measuring();
+  const MlaDecodeSession session(p, StagedMlaTensors{}, measure, info, nullptr, {});
+  return measure.used_bytes();
 }
 
 }  // namespace mlacheck

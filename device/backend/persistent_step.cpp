@@ -39,9 +39,9 @@ PersistentPlan make_plan(const MlaDecodeProblem& p, const DeviceInfo& info, cons
 }
 
 // Guarded device copies of the six buffers, handed on as one set.
-MetadataBuffers<const std::int32_t*> upload(const HostMetadata& m, GuardedBuffers& bufs) {
+MetadataBuffers<const std::int32_t*> upload(const HostMetadata& m, DecodeIntermediates& scratch) {
   const auto up = [&](std::string_view name, const std::vector<std::int32_t>& host) -> const std::int32_t* {
-    return bufs.input(std::string(name), std::span<const std::int32_t>(host)).as<std::int32_t>();
+    return scratch.input(name, std::span<const std::int32_t>(host));
   };
   return {up(kMetadataBufferNames[0], m.work_meta_data),   up(kMetadataBufferNames[1], m.work_indptr),
           up(kMetadataBufferNames[2], m.work_info_set),    up(kMetadataBufferNames[3], m.reduce_indptr),
@@ -51,7 +51,7 @@ MetadataBuffers<const std::int32_t*> upload(const HostMetadata& m, GuardedBuffer
 }  // namespace
 
 PreparedDecode prepare_persistent_decode(const MlaDecodeProblem& p, const DeviceInfo& info, const DecodeIo& io,
-                                         GuardedBuffers& bufs, const FaultSet& faults) {
+                                         DecodeIntermediates& scratch, const FaultSet& faults) {
   const PersistentPlan plan = make_plan(p, info, faults);
   // The partial buffers hold the rows this plan uses (its header says how many), not the worst
   // case metadata_info allows: their guard canaries then sit right behind the last row a correct
@@ -63,7 +63,7 @@ PreparedDecode prepare_persistent_decode(const MlaDecodeProblem& p, const Device
   kernels::PersistentArgs args;
   args.shape = kernels::persistent_shape(p);
   args.plan = plan.info;
-  args.metadata = upload(plan.metadata, bufs);
+  args.metadata = upload(plan.metadata, scratch);
   // Fault persistent-buffers-partial (UPSTREAM S1): one of the six buffers is not passed on; the
   // launcher's all-or-none check must refuse the launch.
   if (faults.has(Fault::persistent_buffers_partial)) args.metadata.reduce_partial_map = nullptr;
@@ -71,11 +71,11 @@ PreparedDecode prepare_persistent_decode(const MlaDecodeProblem& p, const Device
   args.kv_cache = io.kv_cache;
   args.kv_indices = io.kv_indices;
   args.qo_indptr = io.qo_indptr;
-  args.partial_o = bufs.output("persistent_partial_o", DType::f32, ws.partial_o_floats).as<float>();
-  args.partial_lse = bufs.output("persistent_partial_lse", DType::f32, ws.partial_lse_floats).as<float>();
+  args.partial_o = static_cast<float*>(scratch.output("persistent_partial_o", DType::f32, ws.partial_o_floats));
+  args.partial_lse = static_cast<float*>(scratch.output("persistent_partial_lse", DType::f32, ws.partial_lse_floats));
   args.o = io.o;
   args.lse = io.lse;
-  return {[args] { kernels::launch_mla_decode_persistent(args, nullptr); }, plan.header.work_items};
+  return {[args, stream = io.stream] { kernels::launch_mla_decode_persistent(args, stream); }, plan.header.work_items};
 }
 
 std::size_t persistent_workspace_bytes(const MlaDecodeProblem& p, const DeviceInfo& info) {

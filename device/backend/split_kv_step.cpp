@@ -13,7 +13,7 @@ int split_count(const MlaDecodeProblem& p, const DeviceInfo& info) {
 }  // namespace
 
 PreparedDecode prepare_split_kv_decode(const MlaDecodeProblem& p, const DeviceInfo& info, const DecodeIo& io,
-                                       GuardedBuffers& bufs, const FaultSet& faults) {
+                                       DecodeIntermediates& scratch, const FaultSet& faults) {
   const int num_splits = split_count(p, info);
   kernels::SplitKvArgs args;
   args.shape = kernels::split_kv_shape(p, num_splits);
@@ -23,12 +23,12 @@ PreparedDecode prepare_split_kv_decode(const MlaDecodeProblem& p, const DeviceIn
   args.kv_indices = io.kv_indices;
   args.kv_indptr = io.kv_indptr;
   args.qo_indptr = io.qo_indptr;
-  args.partial_o = bufs.output("partial_o", DType::f32, ws.partial_o_floats).as<float>();
-  args.partial_lse = bufs.output("partial_lse", DType::f32, ws.partial_lse_floats).as<float>();
+  args.partial_o = static_cast<float*>(scratch.output("partial_o", DType::f32, ws.partial_o_floats));
+  args.partial_lse = static_cast<float*>(scratch.output("partial_lse", DType::f32, ws.partial_lse_floats));
   args.o = io.o;
   args.lse = io.lse;
   args.faults = faults;
-  return {[args] { kernels::launch_mla_decode_split_kv(args, nullptr); }, num_splits};
+  return {[args, stream = io.stream] { kernels::launch_mla_decode_split_kv(args, stream); }, num_splits};
 }
 
 std::size_t split_kv_workspace_bytes(const MlaDecodeProblem& p, const DeviceInfo& info) {
