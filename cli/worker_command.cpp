@@ -9,7 +9,6 @@
 #include <thread>
 #include <vector>
 
-#include "cli/supervisor.hpp"
 #include "cli/worker_protocol.hpp"
 #include "core/gather_problem.hpp"
 #include "core/mla_problem.hpp"
@@ -82,16 +81,14 @@ int run_worker(const WorkerOptions& options) {
   if (device_lines.empty()) return 0;
 
   BackendOrReason backend;
+  bool backend_failed = false;
   try {
     backend = make_backend(options.backend, options.device);
   } catch (const std::exception& e) {
-    // The supervisor checked the library; what is left is the plugin's open() failing. Each case
-    // is ERRORED with why, rather than the worker dying on every one.
-    for (std::size_t i : device_lines) {
-      CaseResult row = lost_case_row(lines[i].run_case, e.what());
-      write_all(options.result_fd, encode_row_frame(lines[i].index, row));
-    }
-    return 0;
+    // The supervisor checked the library; what is left is a plugin whose open() fails. Its cases
+    // are ERRORED with why (not SKIPPED: a backend that cannot start is broken, not absent).
+    backend = {nullptr, e.what()};
+    backend_failed = true;
   }
   std::vector<SweepCase> cases;
   for (std::size_t i : device_lines) cases.push_back(to_sweep_case(lines[i].run_case.repro));
@@ -102,6 +99,7 @@ int run_worker(const WorkerOptions& options) {
   try {
     run_cases(cases, backend.backend.get(), backend.reason, {}, PrefetchOptions{options.lookahead},
               [&](std::size_t k, CaseResult row) {
+                if (backend_failed && row.state == ResultState::skipped) row.state = ResultState::errored;
                 break_on_purpose(row.id);
                 write_all(options.result_fd, encode_row_frame(lines[device_lines[k]].index, row));
                 if (row.device_lost) {

@@ -83,6 +83,7 @@ std::optional<std::string> PluginBackend::supports(const KvGatherProblem&) const
 
 std::unique_ptr<MlaDecodeStaging> PluginBackend::stage(const MlaDecodeProblem& p, const MlaDecodeInputs& in) {
   validate(p);
+  if (device_) device_->make_current();  // staging allocates on the current GPU, and run() runs there
   if (auto why = supports_locked(p)) throw std::invalid_argument("plugin " + name() + " cannot run " + p.name + ": " + *why);
   const AbiMlaProblem abi(p);
   const std::uint64_t workspace = table_.workspace_bytes(instance_, &abi.get());

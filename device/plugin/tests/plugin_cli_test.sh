@@ -4,13 +4,17 @@
 #                 the signal, every other row present, exit status 1;
 #   hang:         a plugin that never returns from one case is killed by the watchdog, the run goes on;
 #   not_a_plugin: run, scenarios and bench refuse a library with no entry point before any case
-#                 runs, naming its path (exit status 2).
-# Usage: plugin_cli_test.sh <mlacheck> <scratch folder> crash|hang|not_a_plugin <faulty plugin> <no-entry plugin>
+#                 runs, naming its path (exit status 2);
+#   open_fails:   a plugin whose open() fails makes every device case of `run` ERRORED with its
+#                 message (exit 1) and stops `scenarios` (exit 2).
+# Usage: plugin_cli_test.sh <mlacheck> <scratch folder> crash|hang|not_a_plugin|open_fails <test plugin folder>
 set -u
 mlacheck=$1
 work=$2/$3
-faulty=$4
-no_entry=$5
+plugins=$4
+faulty=$plugins/libmlacheck_test_plugin_faulty_process.so
+no_entry=$plugins/libmlacheck_test_plugin_no_entry.so
+open_fails=$plugins/libmlacheck_test_plugin_open_fails.so
 rm -rf "$work" && mkdir -p "$work"
 args=(run --property-cases 8 --seed 3 --backend "$faulty")
 victim=sweep-2  # an mla_decode case of the property sweep
@@ -57,6 +61,19 @@ not_a_plugin)
     printf '%s\n' "$out" | grep -qF "mlacheck: error: $expected" || fail "$command: no error naming the plugin: $out"
   done
   [ ! -s "$work/report.csv" ] || fail "run wrote rows before refusing the plugin"
+  ;;
+open_fails)
+  "$mlacheck" run --property-cases 4 --backend "$open_fails" --out "$work" > "$work/run.log" 2>&1
+  rc=$?
+  [ $rc -eq 1 ] || fail "run: exit status $rc, expected 1"
+  device=$(grep -E '^[A-Za-z0-9_.-]+,(mla_decode|kv_gather),' "$work/report.csv" | grep -v -c '^oracle-')
+  errored=$(grep -c -F "ERRORED,backend plugin $open_fails: open(0) failed: no accelerator of the kind" "$work/report.csv")
+  [ "$errored" -gt 10 ] && [ "$errored" -eq "$device" ] || fail "$errored of $device device rows ERRORED naming open()"
+  grep -q '^oracle-.*,PASSED,' "$work/report.csv" || fail "the oracle self-checks did not run"
+  out=$("$mlacheck" scenarios --backend "$open_fails" 2>&1)
+  rc=$?
+  [ $rc -eq 2 ] || fail "scenarios: exit status $rc, expected 2: $out"
+  printf '%s\n' "$out" | grep -qF "open(0) failed: no accelerator" || fail "scenarios: no error naming open(): $out"
   ;;
 esac
 echo "PASS: $3"
