@@ -180,8 +180,12 @@ TEST(StagedTensors, OfAbiViewsNameTheTensorThatDisagreesWithTheProblem) {
   expect_refused(v, "struct_size");
   // A block table with longer rows than the engine layout is read at its own stride.
   v = staging.abi_tensors();
-  v.block_table.strides[0] = 7;
-  EXPECT_EQ(staged_tensors(v, p).block_table_stride, 7);
+  const int longer = max_blocks_per_request(p) + 5;
+  v.block_table.strides[0] = longer;
+  EXPECT_EQ(staged_tensors(v, p).block_table_stride, longer);
+  v.block_table.strides[0] = max_blocks_per_request(p) - 1;
+  expect_refused(v, "tensor block_table of prep: strides");
+  v.block_table.strides[0] = longer;
   v.block_table.strides[1] = 2;
   expect_refused(v, "tensor block_table of prep: strides");
 }
