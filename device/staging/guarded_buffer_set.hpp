@@ -40,6 +40,8 @@ class GuardedBufferSet {
   // The first buffer of that name, or nullptr.
   GuardedBuffer* find(std::string_view name) noexcept;
   std::size_t size() const noexcept { return buffers_.size(); }
+  // The i-th buffer added (i < size()).
+  const GuardedBuffer& at(std::size_t i) const { return *buffers_.at(i); }
 
  private:
   StagingMemory memory_;

@@ -108,6 +108,8 @@ TEST_P(GuardedBufferIn, SetPoisonsOutputsIndicesAndScratchAndNamesBrokenGuards) 
   EXPECT_EQ(set.size(), 7u);
   EXPECT_EQ(set.find("idx"), &idx);
   EXPECT_EQ(set.find("missing"), nullptr);
+  EXPECT_EQ(&set.at(0), &out_bf16);
+  EXPECT_EQ(&set.at(6), &in);
   EXPECT_TRUE(set.broken_canaries().empty());
 
   write_raw(idx, 8, bytes_of({1}));
