@@ -18,15 +18,6 @@
 
 #include "core/dtype_convert.hpp"  // MLACHECK_HD
 
-// nvcc warns when a __host__ __device__ template calls a __device__ function, even in the
-// instantiations only device code uses (those of HardwareLanes); this pragma switches that check
-// off for the next function, as Thrust and Eigen do. Other compilers check per emitted function.
-#if defined(__CUDACC__) && !defined(__clang__)
-#define MLACHECK_HD_TEMPLATE _Pragma("nv_exec_check_disable") MLACHECK_HD
-#else
-#define MLACHECK_HD_TEMPLATE MLACHECK_HD
-#endif
-
 namespace mlacheck::gpu {
 
 template <class T>
@@ -62,7 +53,7 @@ struct Max {
 // Butterfly reduction within aligned groups of `group` lanes (a power of two, at most
 // lanes.width()). Every lane of a group receives the group's result.
 template <class T, class Op, class Lanes>
-MLACHECK_HD_TEMPLATE inline T warp_reduce_on(const Lanes& lanes, T value, Op op, int group) {
+MLACHECK_HD inline T warp_reduce_on(const Lanes& lanes, T value, Op op, int group) {
   for (int offset = group / 2; offset > 0; offset /= 2) {
     value = op(value, lanes.shuffle_xor(value, offset));
   }
@@ -76,7 +67,7 @@ inline constexpr int kBlockReduceSlots = 32;
 // Reduction over the whole block; every thread receives the result. `scratch` is block-shared
 // memory of kBlockReduceSlots elements, free for reuse when this returns.
 template <class T, class Op, class Lanes>
-MLACHECK_HD_TEMPLATE inline T block_reduce_on(const Lanes& lanes, T value, Op op, T* scratch) {
+MLACHECK_HD inline T block_reduce_on(const Lanes& lanes, T value, Op op, T* scratch) {
   value = warp_reduce_on(lanes, value, op, lanes.width());
   if (lanes.lane() == 0) scratch[lanes.warp()] = value;
   lanes.sync();
