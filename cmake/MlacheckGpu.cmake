@@ -6,8 +6,9 @@
 #   mlacheck_gpu           INTERFACE target: the definition MLACHECK_GPU_HIP or MLACHECK_GPU_CUDA
 #                          and the GPU runtime library
 #   mlacheck_add_gpu_sources(<target> <file.hip>...)  adds kernel sources, compiled for the backend
-#   mlacheck_gpu_code      a target building every target that holds .hip code (the lean compile
-#                          check of CI's gfx942 build), empty without a backend
+#   mlacheck_gpu_code      a target building every library that holds .hip code: the kernels and
+#                          the back end, no tests (CI's lean gfx942 compile check); empty without
+#                          a backend
 # The kernels are HIP C++ in .hip files, compiled as C++20 like the host code; on NVIDIA the same
 # files are compiled as CUDA through device/platform/hip_to_cuda.hpp.
 include(CheckLanguage)
@@ -159,5 +160,9 @@ function(mlacheck_add_gpu_sources target)
   target_sources(${target} PRIVATE ${ARGN})
   set_source_files_properties(${ARGN} TARGET_DIRECTORY ${target} PROPERTIES LANGUAGE ${_language})
   target_link_libraries(${target} PRIVATE mlacheck_gpu)
-  add_dependencies(mlacheck_gpu_code ${target})
+  # The kernels and the back end; test programs' kernels are built (and run) with the tests.
+  get_target_property(_type ${target} TYPE)
+  if(_type MATCHES "_LIBRARY$")
+    add_dependencies(mlacheck_gpu_code ${target})
+  endif()
 endfunction()

@@ -35,12 +35,14 @@ class Accesses {
   int out_of_image = 0;
 };
 
-// One lane's load_a / load_bt / load_b: value j from image[origin + offset(lane, j, stride)].
-OperandRegisters load_fragments(int (*offset)(int, int, int), const CodeImage& image, int stride,
+// load_a / load_bt / load_b for every lane: value j from the tile's element (row, col).
+OperandRegisters load_fragments(const ValuePlacement& placement, const CodeImage& image, int stride,
                                 Accesses& accesses) {
   OperandRegisters registers{};
   for (int lane = 0; lane < kWave; ++lane) {
-    for (int j = 0; j < kValues; ++j) registers[lane][j] = accesses.load(image, offset(lane, j, stride));
+    for (int j = 0; j < kValues; ++j) {
+      registers[lane][j] = accesses.load(image, placement.row(lane, j) * stride + placement.col(lane, j));
+    }
   }
   return registers;
 }
@@ -48,8 +50,10 @@ OperandRegisters load_fragments(int (*offset)(int, int, int), const CodeImage& i
 }  // namespace
 
 // From AMD's matrix instruction calculator (gfx9 MFMA, M = N = K = 16, one block, 16-bit inputs,
-// fp32 outputs): A[i][k] is element k % 4 of lane i + 16 (k / 4), B[k][n] element k % 4 of lane
-// n + 16 (k / 4), C and D[i][n] element i % 4 of lane n + 16 (i / 4).
+// fp32 outputs; the same in AMD's CDNA3/CDNA4 matrix-core guide): A[i][k] is element k % 4 of
+// lane i + 16 (k / 4), B[k][n] element k % 4 of lane n + 16 (k / 4), C and D[i][n] element i % 4
+// of lane n + 16 (i / 4). Products of 16-bit values are exact in fp32; the order of the sum does
+// not matter for the small integers the tests use.
 AccRegisters mfma_16x16x16(MfmaType type, const OperandRegisters& a, const OperandRegisters& b,
                            const AccRegisters& c) {
   AccRegisters d{};
@@ -92,9 +96,8 @@ FragmentPathResult run_fragment_path(const FragmentLayout& layout, const TilePro
     // The kernels' pointers to the k tile: A and B^T advance along a row, B rows down the image.
     a_image.origin = static_cast<std::size_t>(kTile * t);
     b_image.origin = static_cast<std::size_t>(b_rows ? kTile * t * p.operand_stride : kTile * t);
-    const OperandRegisters a = load_fragments(layout.a_offset, a_image, p.operand_stride, accesses);
-    const OperandRegisters b =
-        load_fragments(b_rows ? layout.b_offset : layout.bt_offset, b_image, p.operand_stride, accesses);
+    const OperandRegisters a = load_fragments(layout.a, a_image, p.operand_stride, accesses);
+    const OperandRegisters b = load_fragments(b_rows ? layout.b : layout.bt, b_image, p.operand_stride, accesses);
     acc = mfma_16x16x16(p.type, a, b, acc);
   }
 
@@ -105,7 +108,7 @@ FragmentPathResult run_fragment_path(const FragmentLayout& layout, const TilePro
   std::vector<int> stores(out.size(), 0);
   for (int lane = 0; lane < kWave; ++lane) {
     for (int i = 0; i < kValues; ++i) {
-      const int at = layout.acc_row(lane, i) * p.out_stride + layout.acc_col(lane, i);
+      const int at = layout.acc.row(lane, i) * p.out_stride + layout.acc.col(lane, i);
       if (at < 0 || at >= static_cast<int>(out.size())) {
         ++result.out_of_image_accesses;
         continue;

@@ -28,18 +28,24 @@ using AccRegisters = std::array<std::array<float, kValues>, kWave>;
 AccRegisters mfma_16x16x16(MfmaType type, const OperandRegisters& a, const OperandRegisters& b,
                            const AccRegisters& c);
 
+// Where value j of a lane sits in a stored tile: (row(lane, j), col(lane, j)).
+struct ValuePlacement {
+  int (*row)(int lane, int j);
+  int (*col)(int lane, int j);
+};
 // The lane index arithmetic of the fragment path, as mfma_fragment_layout.hpp names it.
 struct FragmentLayout {
-  int (*a_offset)(int lane, int j, int stride);
-  int (*bt_offset)(int lane, int j, int stride);
-  int (*b_offset)(int lane, int j, int stride);
-  int (*acc_row)(int lane, int i);
-  int (*acc_col)(int lane, int i);
+  ValuePlacement a;    // load_a
+  ValuePlacement bt;   // load_bt
+  ValuePlacement b;    // load_b
+  ValuePlacement acc;  // store
 };
 // The functions the kernels call.
-inline constexpr FragmentLayout kKernelLayout{
-    &kernels::mma::mfma::a_offset, &kernels::mma::mfma::bt_offset, &kernels::mma::mfma::b_offset,
-    &kernels::mma::mfma::acc_row, &kernels::mma::mfma::acc_col};
+namespace mfma = kernels::mma::mfma;
+inline constexpr FragmentLayout kKernelLayout{{&mfma::a_row, &mfma::a_col},
+                                              {&mfma::bt_row, &mfma::bt_col},
+                                              {&mfma::b_row, &mfma::b_col},
+                                              {&mfma::acc_row, &mfma::acc_col}};
 
 // How B sits in shared memory: as the kernels' q k^T reads it (load_bt, rows of n) or as their
 // P V reads it (load_b, rows of k).

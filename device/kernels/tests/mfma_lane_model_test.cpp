@@ -93,20 +93,19 @@ TEST(MfmaLaneModel, KernelFragmentPathComputesTheProduct) {
   }
 }
 
-TEST(MfmaLaneModel, RowOperandsAreAdjacentForTheEightByteLoads) {
-  EXPECT_TRUE(kernels::mma::mfma::row_operands_adjacent());
-}
+// The device loaders address value 0 and step from there (an 8-byte load along a row for A and
+// B^T, down a column for B); the model places every value through the functions. The two agree
+// while the steps hold, which the layout header also asserts at compile time.
+TEST(MfmaLaneModel, LoaderStepsMatchThePlacementFunctions) { EXPECT_TRUE(mfma::loader_steps_hold()); }
 
 // Mistakes one could make in each function: NVIDIA's lane order, a reversed register, B read the
-// other way round, the accumulator transposed or its column taken from the register.
-int nvidia_like_a(int lane, int j, int stride) { return (lane / 4) * stride + 4 * (lane % 4) + j; }
-int reversed_values_bt(int lane, int j, int stride) {
-  return kernels::mma::mfma::bt_offset(lane, kValues - 1 - j, stride);
-}
-int b_read_as_transposed(int lane, int j, int stride) { return kernels::mma::mfma::bt_offset(lane, j, stride); }
-int transposed_acc_row(int lane, int /*i*/) { return lane % kTile; }
-int transposed_acc_col(int lane, int i) { return 4 * (lane / kTile) + i; }
-int shifted_acc_row(int lane, int i) { return (4 * (lane / kTile) + i + 1) % kTile; }
+// other way round, the accumulator transposed or a row off.
+int nvidia_like_a_row(int lane, int /*j*/) { return lane / 4; }
+int nvidia_like_a_col(int lane, int j) { return 4 * (lane % 4) + j; }
+int reversed_bt_col(int lane, int j) { return mfma::bt_col(lane, kValues - 1 - j); }
+int transposed_acc_row(int lane, int i) { return mfma::acc_col(lane, i); }
+int transposed_acc_col(int lane, int i) { return mfma::acc_row(lane, i); }
+int shifted_acc_row(int lane, int i) { return (mfma::acc_row(lane, i) + 1) % kTile; }
 
 struct Mutant {
   const char* what;
@@ -116,24 +115,23 @@ struct Mutant {
 std::vector<Mutant> mutants() {
   const FragmentLayout k = kKernelLayout;
   return {
-      {"a_offset in NVIDIA's lane order", {&nvidia_like_a, k.bt_offset, k.b_offset, k.acc_row, k.acc_col}},
-      {"bt_offset with the four values reversed",
-       {k.a_offset, &reversed_values_bt, k.b_offset, k.acc_row, k.acc_col}},
-      {"b_offset reading B as if stored transposed",
-       {k.a_offset, k.bt_offset, &b_read_as_transposed, k.acc_row, k.acc_col}},
-      {"acc_row/acc_col transposed",
-       {k.a_offset, k.bt_offset, k.b_offset, &transposed_acc_row, &transposed_acc_col}},
-      {"acc_row off by one row", {k.a_offset, k.bt_offset, k.b_offset, &shifted_acc_row, k.acc_col}},
+      {"A in NVIDIA's lane order", {{&nvidia_like_a_row, &nvidia_like_a_col}, k.bt, k.b, k.acc}},
+      {"B^T with the four values reversed", {k.a, {k.bt.row, &reversed_bt_col}, k.b, k.acc}},
+      {"B stored as rows read as if transposed", {k.a, k.bt, k.bt, k.acc}},
+      {"the accumulator transposed", {k.a, k.bt, k.b, {&transposed_acc_row, &transposed_acc_col}}},
+      {"the accumulator a row off", {k.a, k.bt, k.b, {&shifted_acc_row, k.acc.col}}},
   };
 }
+
+bool same(const ValuePlacement& x, const ValuePlacement& y) { return x.row == y.row && x.col == y.col; }
 
 TEST(MfmaLaneModel, EveryBrokenLaneMappingFailsTheComparison) {
   for (const Mutant& mutant : mutants()) {
     int caught = 0, relevant = 0;
     for (const TileProblem& p : kernel_like_problems()) {
       // A mutant of load_b only matters where B is stored as rows, of load_bt where it is not.
-      const bool touches_b_rows = mutant.layout.b_offset != kKernelLayout.b_offset;
-      const bool touches_b_t = mutant.layout.bt_offset != kKernelLayout.bt_offset;
+      const bool touches_b_rows = !same(mutant.layout.b, kKernelLayout.b);
+      const bool touches_b_t = !same(mutant.layout.bt, kKernelLayout.bt);
       if (touches_b_rows && p.b_storage != BStorage::rows) continue;
       if (touches_b_t && p.b_storage != BStorage::transposed) continue;
       ++relevant;
