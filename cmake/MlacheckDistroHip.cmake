@@ -3,7 +3,8 @@
 # ROCm root holding lib/cmake/hip-lang, and its try_compile projects find the packages hip-lang
 # depends on (amd_comgr, AMDDeviceLibs) only through CMAKE_PREFIX_PATH. So we build such a root
 # in the build tree from symlinks, export it through the environment (which try_compile
-# inherits), and point the language at the clang that hipcc itself uses.
+# inherits), and point the language at the clang that hipcc itself uses (or, with
+# MLACHECK_HIP_CLANG19, at Debian's clang-19: MlacheckClang19Hip.cmake).
 # A real ROCm install (/opt/rocm), or a user-given CMAKE_HIP_COMPILER_ROCM_ROOT, is left alone.
 
 set(_MLACHECK_DISTRO_HIP_ROOT "${CMAKE_BINARY_DIR}/rocm-root")
