@@ -54,8 +54,7 @@ OperandRegisters load_fragments(const ValuePlacement& placement, const CodeImage
 // lane i + 16 (k / 4), B[k][n] element k % 4 of lane n + 16 (k / 4), C and D[i][n] element i % 4
 // of lane n + 16 (i / 4). Products of 16-bit values are exact in fp32; the order of the sum does
 // not matter for the small integers the tests use.
-AccRegisters mfma_16x16x16(MfmaType type, const OperandRegisters& a, const OperandRegisters& b,
-                           const AccRegisters& c) {
+AccRegisters mfma_16x16x16(MfmaType type, const OperandRegisters& a, const OperandRegisters& b, const AccRegisters& c) {
   AccRegisters d{};
   for (int i = 0; i < kTile; ++i) {
     for (int n = 0; n < kTile; ++n) {

@@ -25,8 +25,7 @@ using OperandRegisters = std::array<std::array<std::uint16_t, kValues>, kWave>;
 using AccRegisters = std::array<std::array<float, kValues>, kWave>;
 
 // D = A B + C of one instruction, on the registers of the whole wave.
-AccRegisters mfma_16x16x16(MfmaType type, const OperandRegisters& a, const OperandRegisters& b,
-                           const AccRegisters& c);
+AccRegisters mfma_16x16x16(MfmaType type, const OperandRegisters& a, const OperandRegisters& b, const AccRegisters& c);
 
 // Where value j of a lane sits in a stored tile: (row(lane, j), col(lane, j)).
 struct ValuePlacement {
@@ -65,9 +64,9 @@ struct TileProblem {
 
 // What the fragment path left in the fp32 output image.
 struct FragmentPathResult {
-  std::vector<float> c;          // 16 x 16; NaN where no lane stored
-  int stray_stores = 0;          // stores outside the tile, or twice to one element
-  int out_of_image_accesses = 0; // loads or stores past the shared-memory images
+  std::vector<float> c;           // 16 x 16; NaN where no lane stored
+  int stray_stores = 0;           // stores outside the tile, or twice to one element
+  int out_of_image_accesses = 0;  // loads or stores past the shared-memory images
 };
 
 // Writes A and B into shared-memory images (padding NaN), loads every lane's fragments through

@@ -3,6 +3,8 @@
 // on an AMD GPU; this is how the CDNA-only lane arithmetic is checked without one. The mutant
 // tests break one index function at a time and demand that the comparison fails, so a model that
 // accepted anything would be caught.
+#include "device/kernels/tests/mfma_lane_model.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -10,7 +12,6 @@
 #include <vector>
 
 #include "core/dtype_convert.hpp"
-#include "device/kernels/tests/mfma_lane_model.hpp"
 
 namespace mlacheck::test {
 namespace {

@@ -85,7 +85,8 @@ TEST_P(LaneModelWidth, BlockReductionsReachEveryThread) {
     float sum_scratch[gpu::kBlockReduceSlots], max_scratch[gpu::kBlockReduceSlots];
     block.run([&](const HostBlock::Lanes& lanes) {
       const int rank = lanes.rank();
-      sums[static_cast<std::size_t>(rank)] = gpu::block_reduce_on(lanes, value_of(rank), gpu::Sum<float>{}, sum_scratch);
+      sums[static_cast<std::size_t>(rank)] =
+          gpu::block_reduce_on(lanes, value_of(rank), gpu::Sum<float>{}, sum_scratch);
       maxes[static_cast<std::size_t>(rank)] =
           gpu::block_reduce_on(lanes, -1.0f - static_cast<float>(rank), gpu::Max<float>{}, max_scratch);
     });
@@ -100,7 +101,9 @@ TEST_P(LaneModelWidth, BlockReductionsReachEveryThread) {
 }
 
 INSTANTIATE_TEST_SUITE_P(WarpWidths, LaneModelWidth, ::testing::Values(32, 64),
-                         [](const ::testing::TestParamInfo<int>& width) { return "wave" + std::to_string(width.param); });
+                         [](const ::testing::TestParamInfo<int>& width) {
+                           return "wave" + std::to_string(width.param);
+                         });
 
 // A reduction that assumes 32 lanes, run on a wave64: half of each warp is never folded in. The
 // comparison must notice, or the tests above prove nothing about warp widths.
