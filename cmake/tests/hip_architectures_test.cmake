@@ -48,3 +48,21 @@ mlacheck_hip_architectures_for(ROCM OFF "gfx950" FALSE _archs _why)
 expect_equal("ROCm 6.2 on an MI355X (warns)" "${_archs}" "gfx90a;gfx942")
 mlacheck_hip_architectures_for(ROCM OFF "gfx1100" FALSE _archs _why)
 expect_equal("ROCm on an RDNA3 GPU (warns)" "${_archs}" "gfx90a;gfx942")
+
+# Probing a ROCm install: listers that fail or list nothing are passed over for the next one.
+set(_rocm "${CMAKE_CURRENT_BINARY_DIR}/hip_architectures_test_rocm")
+file(REMOVE_RECURSE "${_rocm}")
+function(fake_lister path text rc)
+  file(WRITE "${path}" "#!/bin/sh\nprintf '${text}'\nexit ${rc}\n")
+  file(CHMOD "${path}" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+endfunction()
+file(MAKE_DIRECTORY "${_rocm}/llvm/bin" "${_rocm}/bin")
+fake_lister("${_rocm}/llvm/bin/offload-arch" "" 1)                     # no GPU driver answering
+fake_lister("${_rocm}/llvm/bin/amdgpu-arch" "" 0)                      # lists nothing
+fake_lister("${_rocm}/bin/rocm_agent_enumerator" "gfx000\\ngfx942\\ngfx942\\n" 0)
+_mlacheck_hip_gpus_present("${_rocm}" "${_rocm}/llvm/bin/clang++" _present)
+expect_equal("listers passed over until rocm_agent_enumerator" "${_present}" "gfx942")
+fake_lister("${_rocm}/llvm/bin/offload-arch" "gfx90a:sramecc+:xnack-\\n" 0)
+_mlacheck_hip_gpus_present("${_rocm}" "${_rocm}/llvm/bin/clang++" _present)
+expect_equal("offload-arch first" "${_present}" "gfx90a")
+file(REMOVE_RECURSE "${_rocm}")
