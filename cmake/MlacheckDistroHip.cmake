@@ -3,7 +3,8 @@
 # ROCm root holding lib/cmake/hip-lang, and its try_compile projects find the packages hip-lang
 # depends on (amd_comgr, AMDDeviceLibs) only through CMAKE_PREFIX_PATH. So we build such a root
 # in the build tree from symlinks, export it through the environment (which try_compile
-# inherits), and point the language at the clang that hipcc itself uses.
+# inherits), and point the language at the clang that hipcc itself uses (or, with
+# MLACHECK_HIP_CLANG19, at Debian's clang-19: MlacheckClang19Hip.cmake).
 # A real ROCm install (/opt/rocm), or a user-given CMAKE_HIP_COMPILER_ROCM_ROOT, is left alone.
 
 set(_MLACHECK_DISTRO_HIP_ROOT "${CMAKE_BINARY_DIR}/rocm-root")
@@ -50,6 +51,12 @@ function(_mlacheck_prepare_distro_hip reason_var)
     return()
   endif()
 
+  # MLACHECK_HIP_CLANG19 swaps in clang-19 and a device-library folder that also serves gfx942.
+  set(_extra_flags "")
+  if(MLACHECK_HIP_CLANG19)
+    _mlacheck_prepare_clang19_hip("${_bitcode_dir}" _clang _bitcode_dir _extra_flags)
+  endif()
+
   set(_root "${_MLACHECK_DISTRO_HIP_ROOT}")
   file(MAKE_DIRECTORY "${_root}/lib/cmake")
   foreach(_pkg hip-lang hip amd_comgr hsa-runtime64)
@@ -67,7 +74,7 @@ function(_mlacheck_prepare_distro_hip reason_var)
   endif()
   set(CMAKE_HIP_COMPILER_ROCM_ROOT "${_root}" CACHE PATH "ROCm root for CMake's HIP language")
   # Prepended to the user's flags on every configure, never stored in the cache.
-  set(CMAKE_HIP_FLAGS "--rocm-path=/usr --hip-device-lib-path=${_bitcode_dir} ${CMAKE_HIP_FLAGS}"
-      PARENT_SCOPE)
+  string(STRIP "--rocm-path=/usr --hip-device-lib-path=${_bitcode_dir} ${_extra_flags}" _flags)
+  set(CMAKE_HIP_FLAGS "${_flags} ${CMAKE_HIP_FLAGS}" PARENT_SCOPE)
   message(STATUS "HIP from distribution packages: ${_clang}, ROCm root shim ${_root}")
 endfunction()

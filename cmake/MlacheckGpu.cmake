@@ -6,6 +6,9 @@
 #   mlacheck_gpu           INTERFACE target: the definition MLACHECK_GPU_HIP or MLACHECK_GPU_CUDA
 #                          and the GPU runtime library
 #   mlacheck_add_gpu_sources(<target> <file.hip>...)  adds kernel sources, compiled for the backend
+#   mlacheck_gpu_code      a target building every library that holds .hip code: the kernels and
+#                          the back end, no tests (CI's lean gfx942 compile check); empty without
+#                          a backend
 # The kernels are HIP C++ in .hip files, compiled as C++20 like the host code; on NVIDIA the same
 # files are compiled as CUDA through device/platform/hip_to_cuda.hpp.
 include(CheckLanguage)
@@ -15,7 +18,12 @@ if(NOT MLACHECK_GPU IN_LIST _mlacheck_gpu_choices)
   message(FATAL_ERROR "MLACHECK_GPU must be one of auto, hip, cuda or off, not '${MLACHECK_GPU}'")
 endif()
 
+option(MLACHECK_HIP_CLANG19
+       "Compile the HIP code with Debian's clang-19 (adds gfx942; Debian's packaged HIP only)" OFF)
+
 include(${CMAKE_CURRENT_LIST_DIR}/MlacheckDistroHip.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/MlacheckClang19Hip.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/MlacheckHipArchitectures.cmake)
 
 # Sets <found_var> and, when not found, <reason_var>. Leaves CMAKE_HIP_COMPILER set when found.
 function(_mlacheck_find_hip found_var reason_var)
@@ -24,6 +32,10 @@ function(_mlacheck_find_hip found_var reason_var)
     set(${found_var} OFF PARENT_SCOPE)
     set(${reason_var} "${_distro_reason}" PARENT_SCOPE)
     return()
+  endif()
+  if(MLACHECK_HIP_CLANG19 AND NOT CMAKE_HIP_COMPILER_ROCM_ROOT STREQUAL _MLACHECK_DISTRO_HIP_ROOT)
+    message(FATAL_ERROR "MLACHECK_HIP_CLANG19 is for Debian's packaged HIP (hipcc, libamdhip64-dev, "
+                        "rocm-device-libs); a ROCm install brings its own clang, which knows gfx942")
   endif()
   check_language(HIP)
   if(CMAKE_HIP_COMPILER)
@@ -72,9 +84,14 @@ endif()
 add_library(mlacheck_gpu INTERFACE)
 
 if(MLACHECK_GPU_BACKEND STREQUAL "hip")
-  # CDNA2 (MI200) and CDNA3 as ROCm 5 names it; ROCm 6 users pass gfx942 (MI300) or gfx950.
-  if(NOT DEFINED CMAKE_HIP_ARCHITECTURES)
-    set(CMAKE_HIP_ARCHITECTURES "gfx90a;gfx940" CACHE STRING "AMD GPU targets of the fat binary")
+  # Unless given: gfx90a;gfx940 with Debian's hipcc, gfx90a;gfx942 with its clang-19, the GPUs
+  # present on a ROCm install (MlacheckHipArchitectures.cmake).
+  mlacheck_choose_hip_architectures()
+  if(MLACHECK_HIP_CLANG19 AND NOT DEFINED CMAKE_HIP_IMPLICIT_INCLUDE_DIRECTORIES)
+    # Keeps hip-lang's `-isystem /usr/include` off the command line, from the compiler checks
+    # of enable_language on (MlacheckClang19Hip.cmake says why); the compiler's own list, which
+    # holds /usr/include, replaces this once detected.
+    set(CMAKE_HIP_IMPLICIT_INCLUDE_DIRECTORIES /usr/include)
   endif()
   enable_language(HIP)
   set(CMAKE_HIP_STANDARD 20)
@@ -129,6 +146,7 @@ if(MLACHECK_GPU_BACKEND STREQUAL "none")
 else()
   set(MLACHECK_GPU_ENABLED ON)
 endif()
+add_custom_target(mlacheck_gpu_code)
 
 # Adds .hip kernel sources to <target> and compiles them as HIP or, on NVIDIA, as CUDA (CMake
 # passes nvcc `-x cu`, so the .hip extension is fine). Without a backend there is nothing that
@@ -142,4 +160,9 @@ function(mlacheck_add_gpu_sources target)
   target_sources(${target} PRIVATE ${ARGN})
   set_source_files_properties(${ARGN} TARGET_DIRECTORY ${target} PROPERTIES LANGUAGE ${_language})
   target_link_libraries(${target} PRIVATE mlacheck_gpu)
+  # The kernels and the back end; test programs' kernels are built (and run) with the tests.
+  get_target_property(_type ${target} TYPE)
+  if(_type MATCHES "_LIBRARY$")
+    add_dependencies(mlacheck_gpu_code ${target})
+  endif()
 endfunction()

@@ -13,6 +13,9 @@ PACKAGES=(
   libxml2-utils
   # AMD build (compile and link for gfx90a/gfx940 without a GPU) through CMake's HIP language.
   hipcc libamdhip64-dev libamd-comgr-dev libhsa-runtime-dev rocm-device-libs
+  # gfx942 (MI300X) compile check with clang-19 (-DMLACHECK_HIP_CLANG19=ON; hipcc's clang-15 knows
+  # no gfx942), and the LLVM 19 tools scripts/check-amd-code-objects.sh reads code objects with.
+  clang-19 lld-19 clang-tools-19 llvm-19
 )
 if [ "${MLACHECK_WITH_BROWSER:-0}" = "1" ]; then PACKAGES+=(chromium); fi
 

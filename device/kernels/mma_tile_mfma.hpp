@@ -2,21 +2,23 @@
 // mma_tile.hpp on CDNA (gfx90a, gfx94x; wave64): a 16 x 16 x 16 tile product is one
 // v_mfma_f32_16x16x16bf16_1k or v_mfma_f32_16x16x16f16.
 //
-// Fragment layouts (AMD matrix instruction calculator, 16x16x16, one block), lane l, j < 4:
-//   A  (m l % 16, k 4 (l / 16) + j)     four 16-bit values, contiguous in a row of A
-//   B  (k 4 (l / 16) + j, n l % 16)     four 16-bit values, contiguous in a row of B^T
-//   C  v[j]: (m 4 (l / 16) + j, n l % 16)
-// A and B^T rows are read as one 8-byte ds_read per lane; B stored as rows of k (P V) as four
-// 2-byte reads.
+// Which lane holds which value is mfma_fragment_layout.hpp: plain functions of the lane id that
+// this file calls and the host lane model (device/kernels/tests/mfma_lane_model_test.cpp) runs
+// for all 64 lanes against AMD's documented layout. What stays here is what only the GPU has:
+// A and B^T rows are read as one 8-byte ds_read per lane from value 0, B stored as rows of k
+// (P V) as four 2-byte reads down its column (the layout header asserts both steps), and value j
+// of a fragment is element j of the instruction's operand vector. Addresses keep the form
+// p + row * stride + col, which compiles to the same code as before the functions existed.
 // Included through mma_tile.hpp only.
 #include <cstdint>
 #include <type_traits>
 
 #include "core/dtype_convert.hpp"
+#include "device/kernels/mfma_fragment_layout.hpp"
 
 namespace mlacheck::kernels::mma {
 
-inline constexpr int kLanes = 64;
+inline constexpr int kLanes = mfma::kLanes;
 
 __device__ inline int lane() { return static_cast<int>(threadIdx.x) % kLanes; }
 __device__ inline int warp() { return static_cast<int>(threadIdx.x) / kLanes; }
@@ -31,17 +33,17 @@ template <class T>
 using OperandVector = std::conditional_t<std::is_same_v<T, bf16_t>, Shortx4, Halfx4>;
 
 struct alignas(8) Codes4 {
-  std::uint16_t code[4];
+  std::uint16_t code[mfma::kValuesPerLane];
 };
 }  // namespace detail
 
 struct Acc {
-  static constexpr int kElems = 4;
+  static constexpr int kElems = mfma::kValuesPerLane;
   detail::Floatx4 v = {0.0f, 0.0f, 0.0f, 0.0f};
 };
 
-__device__ inline int acc_row(int lane_id, int i) { return 4 * (lane_id / 16) + i; }
-__device__ inline int acc_col(int lane_id, int /*i*/) { return lane_id % 16; }
+using mfma::acc_col;
+using mfma::acc_row;
 
 template <class T>
 struct FragA {
@@ -55,24 +57,24 @@ struct FragB {
 template <class T>
 __device__ inline FragA<T> load_a(const std::uint16_t* p, int stride) {
   const int l = lane();
-  const auto codes = *reinterpret_cast<const detail::Codes4*>(p + (l % 16) * stride + 4 * (l / 16));
+  const auto codes = *reinterpret_cast<const detail::Codes4*>(p + mfma::a_row(l, 0) * stride + mfma::a_col(l, 0));
   return {__builtin_bit_cast(detail::OperandVector<T>, codes)};
 }
 
 template <class T>
 __device__ inline FragB<T> load_bt(const std::uint16_t* p, int stride) {
   const int l = lane();
-  const auto codes = *reinterpret_cast<const detail::Codes4*>(p + (l % 16) * stride + 4 * (l / 16));
+  const auto codes = *reinterpret_cast<const detail::Codes4*>(p + mfma::bt_row(l, 0) * stride + mfma::bt_col(l, 0));
   return {__builtin_bit_cast(detail::OperandVector<T>, codes)};
 }
 
 template <class T>
 __device__ inline FragB<T> load_b(const std::uint16_t* p, int stride) {
   const int l = lane();
-  const std::uint16_t* column = p + 4 * (l / 16) * stride + l % 16;
+  const std::uint16_t* column = p + mfma::b_row(l, 0) * stride + mfma::b_col(l, 0);
   detail::Codes4 codes;
 #pragma unroll
-  for (int j = 0; j < 4; ++j) codes.code[j] = column[j * stride];
+  for (int j = 0; j < mfma::kValuesPerLane; ++j) codes.code[j] = column[j * stride];
   return {__builtin_bit_cast(detail::OperandVector<T>, codes)};
 }
 

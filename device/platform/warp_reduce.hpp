@@ -1,13 +1,14 @@
 // Warp- and block-level reductions over the device's real warp width: 32 lanes on NVIDIA, 64 on
 // CDNA (wave64), 32 on RDNA. Kernels use these instead of raw shuffles or a literal 32/64, so a
-// kernel that is right on one vendor is right on the other by construction.
+// kernel that is right on one vendor is right on the other by construction. The reductions
+// themselves are lane_reductions.hpp, run here on the hardware's lanes and in the host lane model
+// of device/kernels/tests at widths 32 and 64.
 // Preconditions: every lane of the warp takes part (no lane has returned or branched away), and
 // the block's thread count is a multiple of wave_size().
 #pragma once
 
-#include <limits>
-
 #include "device/platform/gpu_runtime.hpp"
+#include "device/platform/lane_reductions.hpp"
 
 namespace mlacheck::gpu {
 
@@ -41,40 +42,24 @@ __device__ inline T shuffle(T value, int src_lane) {
 #endif
 }
 
-template <class T>
-struct Sum {
-  static constexpr T identity() { return T(0); }
-  __device__ T operator()(T a, T b) const { return a + b; }
-};
-
-// Commutative (fmax), so every lane of a butterfly ends with the same value even when one input
-// is NaN. The identity is -inf: a fully masked score row must reduce to -inf, not -FLT_MAX.
-template <class T>
-struct Max {
-  static constexpr T identity() {
-    if constexpr (std::numeric_limits<T>::has_infinity) {
-      return -std::numeric_limits<T>::infinity();
-    } else {
-      return std::numeric_limits<T>::lowest();
-    }
+// The Lanes of lane_reductions.hpp on the GPU itself.
+struct HardwareLanes {
+  __device__ int width() const { return warpSize; }
+  __device__ int lane() const { return lane_id(); }
+  __device__ int warp() const { return warp_id(); }
+  __device__ int warps() const { return warps_per_block(); }
+  template <class T>
+  __device__ T shuffle_xor(T value, int lane_mask) const {
+    return gpu::shuffle_xor(value, lane_mask);
   }
-  __device__ T operator()(T a, T b) const {
-    if constexpr (std::numeric_limits<T>::has_infinity) {
-      return fmax(a, b);
-    } else {
-      return a > b ? a : b;
-    }
-  }
+  __device__ void sync() const { __syncthreads(); }
 };
 
 // Butterfly reduction within aligned groups of `group` lanes (a power of two, at most
 // wave_size(); the whole warp by default). Every lane of a group receives the group's result.
 template <class T, class Op>
 __device__ inline T warp_reduce(T value, Op op, int group = warpSize) {
-  for (int offset = group / 2; offset > 0; offset /= 2) {
-    value = op(value, shuffle_xor(value, offset));
-  }
-  return value;
+  return warp_reduce_on(HardwareLanes{}, value, op, group);
 }
 
 template <class T>
@@ -86,26 +71,11 @@ __device__ inline T warp_max(T value) {
   return warp_reduce(value, Max<T>{});
 }
 
-// Enough scratch slots for any block: 1024 threads of 32-lane warps. It also never exceeds the
-// warp width (32 <= 32, 16 <= 64), so one warp can finish the reduction.
-inline constexpr int kBlockReduceSlots = 32;
-
 // Reduction over the whole block; every thread receives the result. `scratch` is shared memory
 // of kBlockReduceSlots elements, free for reuse when this returns.
 template <class T, class Op>
 __device__ inline T block_reduce(T value, Op op, T* scratch) {
-  value = warp_reduce(value, op);
-  if (lane_id() == 0) scratch[warp_id()] = value;
-  __syncthreads();
-  if (warp_id() == 0) {
-    T partial = lane_id() < warps_per_block() ? scratch[lane_id()] : Op::identity();
-    partial = warp_reduce(partial, op);
-    if (lane_id() == 0) scratch[0] = partial;
-  }
-  __syncthreads();
-  const T result = scratch[0];
-  __syncthreads();
-  return result;
+  return block_reduce_on(HardwareLanes{}, value, op, scratch);
 }
 
 template <class T>
