@@ -17,6 +17,12 @@ mlacheck_status mlacheck_verdict_state(const mlacheck_verdict* v, const char** s
   return api_call("mlacheck_verdict_state", [&] { *require(state, "state") = require(v, "verdict")->state.c_str(); });
 }
 
+mlacheck_status mlacheck_verdict_is_failure(const mlacheck_verdict* v, int32_t* failure) {
+  return api_call("mlacheck_verdict_is_failure", [&] {
+    *require(failure, "failure") = mlacheck::is_failure(require(v, "verdict")->row.state) ? 1 : 0;
+  });
+}
+
 mlacheck_status mlacheck_verdict_csv(const mlacheck_verdict* v, const char** header, const char** record) {
   return api_call("mlacheck_verdict_csv", [&] {
     require(header, "header");

@@ -170,6 +170,8 @@ MLACHECK_API mlacheck_status mlacheck_outcome_judge(mlacheck_outcome* o, mlachec
 MLACHECK_API void mlacheck_verdict_free(mlacheck_verdict* v);
 /* "PASSED", "FAILED", "ERRORED", "SKIPPED", "MISTRUSTED" or "KNOWN_BUG". */
 MLACHECK_API mlacheck_status mlacheck_verdict_state(const mlacheck_verdict* v, const char** state);
+/* 1 when the state fails a run (FAILED, ERRORED: `mlacheck run` then exits non-zero), else 0. */
+MLACHECK_API mlacheck_status mlacheck_verdict_is_failure(const mlacheck_verdict* v, int32_t* failure);
 /* The row exactly as report.csv holds it: the header line and this row's record (RFC 4180, each
  * ending in a line feed); docs/report-columns.md names the columns. */
 MLACHECK_API mlacheck_status mlacheck_verdict_csv(const mlacheck_verdict* v, const char** header, const char** record);
