@@ -4,6 +4,7 @@
 #include "api/api_call.hpp"
 #include "api/api_objects.hpp"
 #include "api/case_kind.hpp"
+#include "core/gather_problem.hpp"
 #include "core/mla_inputs.hpp"
 #include "device/backend/tensor_codec.hpp"
 
@@ -70,14 +71,17 @@ mlacheck_status mlacheck_case_open(const mlacheck_plan* plan, int64_t index, mla
     auto c = std::make_unique<mlacheck_case>();
     c->run_case = plan->cases[static_cast<std::size_t>(index)];
     c->kind = mlacheck::api::case_kind(c->run_case);
+    // The canonical form, whatever form the plan was given (a user's --case string may omit keys).
     if (c->kind == MLACHECK_CASE_KV_GATHER) {
       c->unsupported_reason = mlacheck::api::kKvGatherUnsupported;
+      c->run_case.repro = mlacheck::to_repro(mlacheck::parse_kv_gather(c->run_case.repro));
     } else {
       mlacheck::PreparedMlaCase& prepared = c->prepared;
       prepared.problem = mlacheck::parse_mla_decode(c->run_case.repro);
       prepared.row = mlacheck::new_mla_row(prepared.problem);
       prepared.row.id = c->run_case.id;
       mlacheck::api::fill_abi_problem(prepared.problem, c->abi);
+      c->run_case.repro = c->abi.repro;
       c->fill = std::string(mlacheck::to_string(prepared.problem.fill));
     }
     *out = c.release();
