@@ -80,6 +80,18 @@ def _tensor_record(array: np.ndarray, dtype_name: str) -> _capi.TensorRecord:
     return record
 
 
+def _unwritten_flags(mask, name: str, shape: tuple[int, ...]):
+    """A row-major uint8 copy of a caller's unwritten mask (True: never written), or None."""
+    if mask is None:
+        return None
+    if is_torch_tensor(mask):
+        mask = mask.detach().cpu().numpy()
+    mask = np.asarray(mask)
+    if mask.shape != tuple(shape):
+        raise TypeError(f"{name} unwritten mask: shape {list(mask.shape)}, the problem needs {list(shape)}")
+    return np.ascontiguousarray(mask != 0, dtype=np.uint8)
+
+
 class Outcome:
     """What a backend did with one case, collected for the harness's verdict. Built by
     Case.judge and mlacheck.check; use those."""
@@ -110,18 +122,31 @@ class Outcome:
     def set_errored(self, reason: str) -> None:
         _capi.call("mlacheck_outcome_set_errored", self._pointer, _capi.cstr(reason))
 
-    def set_o(self, value) -> None:
+    def set_o(self, value, unwritten=None) -> None:
         """Raises TypeError or MlacheckError (status 1) naming what was given vs needed."""
         problem = self._case.problem
         array, dtype_name = _host_tensor(value, "O", problem, problem.o_dtype)
-        _capi.call("mlacheck_outcome_set_o", self._pointer, ctypes.byref(_tensor_record(array, dtype_name)), None)
+        flags = _unwritten_flags(unwritten, "O", problem.o_shape)
+        _capi.call(
+            "mlacheck_outcome_set_o",
+            self._pointer,
+            ctypes.byref(_tensor_record(array, dtype_name)),
+            None if flags is None else flags.ctypes.data,
+        )
 
-    def set_lse(self, value, base: str) -> None:
+    def set_lse(self, value, base: str, unwritten=None) -> None:
         if base not in _capi.LSE_BASES:
             raise ValueError(f"lse_base {base!r} is not one of {', '.join(_capi.LSE_BASES)}")
-        array, dtype_name = _host_tensor(value, "LSE", self._case.problem, "f32")
-        record = _tensor_record(array, dtype_name)
-        _capi.call("mlacheck_outcome_set_lse", self._pointer, ctypes.byref(record), _capi.LSE_BASES[base], None)
+        problem = self._case.problem
+        array, dtype_name = _host_tensor(value, "LSE", problem, "f32")
+        flags = _unwritten_flags(unwritten, "LSE", problem.lse_shape)
+        _capi.call(
+            "mlacheck_outcome_set_lse",
+            self._pointer,
+            ctypes.byref(_tensor_record(array, dtype_name)),
+            _capi.LSE_BASES[base],
+            None if flags is None else flags.ctypes.data,
+        )
 
     def check_staged(self, outputs: StagedOutputs, with_lse: bool, lse_base: str) -> None:
         """Guards and poison of staged outputs: the allocations go to the harness whole."""
@@ -249,21 +274,27 @@ class Case:
         path: str = "",
         wall_ms: float = 0.0,
         check_lse: bool = True,
+        o_unwritten=None,
+        lse_unwritten=None,
     ) -> Verdict:
         """The verdict on what a backend produced. `o` is O (a torch tensor, a NumPy array or an
         mlacheck.Tensor, in o_dtype, any strides), or the StagedOutputs from empty_outputs() (whose
         guards and poison are checked too; `check_lse=False` when the backend writes no LSE).
-        `lse` (f32, natural log unless lse_base="log2") is compared when given. A wrong dtype or
-        shape raises TypeError / MlacheckError naming what was given and what the problem needs."""
+        `lse` (f32, natural log unless lse_base="log2") is compared when given. `o_unwritten` and
+        `lse_unwritten` (boolean masks of the outputs' shapes) flag elements the backend knows it
+        never wrote, beside those still holding the poison. A wrong dtype or shape raises
+        TypeError / MlacheckError naming what was given and what the problem needs."""
         outcome = Outcome(self)
         outcome.set_backend(backend, version, device, path)
         outcome.set_times(0.0, wall_ms)
         if isinstance(o, StagedOutputs):
+            if o_unwritten is not None or lse_unwritten is not None:
+                raise ValueError("staged outputs carry their own unwritten flags (the poison); pass no masks")
             outcome.check_staged(o, with_lse=check_lse, lse_base=lse_base)
         else:
-            outcome.set_o(o)
+            outcome.set_o(o, o_unwritten)
             if lse is not None:
-                outcome.set_lse(lse, lse_base)
+                outcome.set_lse(lse, lse_base, lse_unwritten)
         return outcome.judge()
 
     def __repr__(self) -> str:

@@ -153,3 +153,14 @@ def test_torch_outputs_on_any_device_are_judged(bf16_case, torch):
     staged.o.copy_(o_torch)
     staged.lse.copy_(torch.from_numpy(lse))
     assert bf16_case.judge(staged).state == "PASSED"
+
+
+def test_unwritten_masks_add_to_the_poison(bf16_case):
+    o, lse = exact_outputs(bf16_case)
+    mask = np.zeros(bf16_case.problem.o_shape, dtype=bool)
+    mask[0, 0, :3] = True
+    v = bf16_case.judge(o, lse, o_unwritten=mask, lse_unwritten=np.eye(5, 16, dtype=bool))
+    assert v.state == "FAILED" and v.reason.startswith("O: 3 of 5120 elements unwritten")
+    assert v.tensors["O"].unwritten == 3 and v.tensors["LSE"].unwritten == 5
+    with pytest.raises(TypeError, match=r"O unwritten mask: shape \[5, 16\], the problem needs \[5, 16, 64\]"):
+        bf16_case.judge(o, o_unwritten=np.zeros((5, 16)))
