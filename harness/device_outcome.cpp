@@ -12,7 +12,7 @@ std::string describe_faults(const FaultSet& faults) {
 
 void apply_canaries(const RunDiagnostics& diag, CaseResult& row) {
   if (diag.broken_canaries.empty()) {
-    row.canaries = "ok";
+    row.canaries = diag.guarded ? "ok" : "n/a";
     return;
   }
   std::string broken;

@@ -10,8 +10,9 @@
 namespace mlacheck {
 
 std::string describe_faults(const FaultSet& faults);
-// Fills row.canaries and, if any canary broke, makes the row FAILED naming the buffers (a write
-// outside an allocation is wrong whatever the numbers say).
+// Fills row.canaries ("ok", or "n/a" when nothing was guarded) and, if any canary broke, makes
+// the row FAILED naming the buffers (a write outside an allocation is wrong whatever the numbers
+// say).
 void apply_canaries(const RunDiagnostics& diag, CaseResult& row);
 // The verdict of a device run: its diagnostics, the compared tensors, judge() and the canaries.
 void settle_row(CaseResult& row, const RunDiagnostics& diag, std::vector<ComparedTensor> tensors);

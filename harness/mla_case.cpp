@@ -4,9 +4,9 @@
 #include <cmath>
 
 #include "core/mla_inputs.hpp"
-#include "core/tolerance.hpp"
 #include "harness/case_timing.hpp"
 #include "harness/device_outcome.hpp"
+#include "harness/mla_judge.hpp"
 #include "reference/mla_decode_reference.hpp"
 
 namespace mlacheck {
@@ -21,7 +21,9 @@ double max_abs_finite(const std::vector<float>& v) {
   return m;
 }
 
-CaseResult new_row(const MlaDecodeProblem& p, const FaultSet& faults) {
+}  // namespace
+
+CaseResult new_mla_row(const MlaDecodeProblem& p, const FaultSet& faults) {
   CaseResult row;
   row.id = p.name;
   row.op = "mla_decode";
@@ -30,7 +32,19 @@ CaseResult new_row(const MlaDecodeProblem& p, const FaultSet& faults) {
   return row;
 }
 
-}  // namespace
+void prepare_mla_oracle(PreparedMlaCase& c) {
+  try {
+    if (c.inputs.q.empty()) c.inputs = make_inputs(c.problem);
+    const Stopwatch ref_clock;
+    c.expected = mla_decode_reference(c.problem, c.inputs);
+    c.row.reference_ms = ref_clock.ms();
+    c.ready_for_device = true;
+  } catch (const std::exception& e) {
+    // The oracle refusing a valid problem is a harness error, not a device result.
+    c.row.state = ResultState::errored;
+    c.row.reason = std::string("reference: ") + e.what();
+  }
+}
 
 MlaInputMagnitudes input_magnitudes(const MlaDecodeProblem& p, const MlaDecodeInputs& in) {
   // Unused cache slots hold NaN on purpose; only finite (used) values bound what is read.
@@ -42,19 +56,9 @@ PreparedMlaCase prepare_mla_case(const MlaDecodeProblem& p, const Backend* backe
   const Stopwatch wall;
   PreparedMlaCase out;
   out.problem = p;
-  out.row = new_row(p, faults);
+  out.row = new_mla_row(p, faults);
   if (!admit_case(out.row, backend, unavailable_reason, p)) return out;
-  try {
-    out.inputs = make_inputs(p);
-    const Stopwatch ref_clock;
-    out.expected = mla_decode_reference(p, out.inputs);
-    out.row.reference_ms = ref_clock.ms();
-    out.ready_for_device = true;
-  } catch (const std::exception& e) {
-    // The oracle refusing a valid problem is a harness error, not a device result.
-    out.row.state = ResultState::errored;
-    out.row.reason = std::string("reference: ") + e.what();
-  }
+  prepare_mla_oracle(out);
   out.row.wall_ms = wall.ms();
   return out;
 }
@@ -66,14 +70,10 @@ CaseResult finish_mla_case(const PreparedMlaCase& prepared, Backend* backend, co
   const MlaDecodeProblem& p = prepared.problem;
   guard_device_run(row, [&] {
     const MlaDecodeRun run = backend->run(p, prepared.inputs, faults);
-    const auto mag = input_magnitudes(p, prepared.inputs);
-    const MlaTolerances tol = mla_decode_tolerance(p, mag.max_abs_q, mag.max_abs_kv);
-    std::vector<ComparedTensor> tensors{{"O", compare(prepared.expected.o, run.out.o, tol.o, run.o_unwritten), tol.o}};
+    const std::vector<double> lse(run.out.lse.begin(), run.out.lse.end());
     // A backend that writes no LSE is judged on O alone; the missing LSE columns record it.
-    if (run.lse_written) {
-      tensors.push_back({"LSE", compare(prepared.expected.lse, run.out.lse, tol.lse, run.lse_unwritten), tol.lse});
-    }
-    settle_row(row, run.diag, std::move(tensors));
+    judge_mla_outputs(row, p, prepared.inputs, prepared.expected,
+                      {run.out.o, run.o_unwritten, run.lse_written, lse, run.lse_unwritten}, run.diag);
   });
   row.wall_ms += wall.ms();
   return row;

@@ -30,6 +30,13 @@ PreparedMlaCase prepare_mla_case(const MlaDecodeProblem& p, const Backend* backe
                                  const FaultSet& faults = {});
 CaseResult finish_mla_case(const PreparedMlaCase& prepared, Backend* backend, const FaultSet& faults = {});
 
+// The steps prepare_mla_case is made of, for callers that admit a case themselves (the harness C
+// API, whose backend is Python code). new_mla_row: the row before anything ran (id, op, repro,
+// faults). prepare_mla_oracle: inputs (kept when already made) and the oracle's outputs; the
+// case is then ready for the device, or its row ERRORED when the oracle refuses the problem.
+CaseResult new_mla_row(const MlaDecodeProblem& p, const FaultSet& faults = {});
+void prepare_mla_oracle(PreparedMlaCase& c);
+
 // Largest |q| and largest |dequantised cache value| a request reads, for the tolerance.
 struct MlaInputMagnitudes {
   double max_abs_q = 0.0;

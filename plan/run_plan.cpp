@@ -64,19 +64,23 @@ std::vector<RunCase> build_run_plan(const RunPlanOptions& options) {
                                                          : parse_mla_decode(options.case_repro).name;
     plan.push_back({id, RunCase::Kind::device, options.case_repro, 0.0});
   } else {
-    for (const MlaDecodeProblem& p : oracle_self_check_problems(options.seed)) {
-      plan.push_back({p.name, RunCase::Kind::oracle_self_check, to_repro(p), 0.0});
+    if (options.oracle_self_checks) {
+      for (const MlaDecodeProblem& p : oracle_self_check_problems(options.seed)) {
+        plan.push_back({p.name, RunCase::Kind::oracle_self_check, to_repro(p), 0.0});
+      }
     }
     if (!options.scenarios_file.empty()) {
       for (const scenarios::Scenario& s : scenarios::load_scenarios(options.scenarios_file)) {
         plan.push_back({"scenario." + s.id, RunCase::Kind::device, repro_of(s.problem), 0.0});
       }
     }
-    for (const MlaDecodeProblem& p : default_mla_sweep(options.seed)) {
-      plan.push_back({p.name, RunCase::Kind::device, to_repro(p), 0.0});
-    }
-    for (const KvGatherProblem& p : default_gather_sweep(options.seed)) {
-      plan.push_back({p.name, RunCase::Kind::device, to_repro(p), 0.0});
+    if (options.default_sweeps) {
+      for (const MlaDecodeProblem& p : default_mla_sweep(options.seed)) {
+        plan.push_back({p.name, RunCase::Kind::device, to_repro(p), 0.0});
+      }
+      for (const KvGatherProblem& p : default_gather_sweep(options.seed)) {
+        plan.push_back({p.name, RunCase::Kind::device, to_repro(p), 0.0});
+      }
     }
     for (RunCase& c : property_sweep(options.seed, options.property_cases)) plan.push_back(std::move(c));
   }

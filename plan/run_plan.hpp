@@ -22,6 +22,9 @@ struct RunPlanOptions {
   std::uint64_t seed = 1;      // seeds the default and property sweeps
   int property_cases = 64;     // cases drawn from the property generators
   std::string scenarios_file;  // "" for none
+  // Parts of the full plan; the harness C API opens the scenarios or a property sweep alone.
+  bool oracle_self_checks = true;
+  bool default_sweeps = true;
   double timeout_base_s = 120.0;
 };
 

@@ -11,6 +11,8 @@ PACKAGES=(
   libeigen3-dev libgtest-dev libgmock-dev librapidcheck-dev libfccp-dev libcli11-dev
   # junit.xml is validated against the common JUnit schema with xmllint.
   libxml2-utils
+  # The Python package's tests and the PyTorch example (docs/python.md).
+  python3-numpy python3-torch python3-pytest
   # AMD build (compile and link for gfx90a/gfx940 without a GPU) through CMake's HIP language.
   hipcc libamdhip64-dev libamd-comgr-dev libhsa-runtime-dev rocm-device-libs
   # gfx942 (MI300X) compile check with clang-19 (-DMLACHECK_HIP_CLANG19=ON; hipcc's clang-15 knows

@@ -5,21 +5,12 @@
 #include <stdexcept>
 
 #include "device/platform/gpu_check.hpp"
+#include "device/platform/guard_bytes.hpp"
 
 namespace mlacheck {
 namespace {
 
-using GuardBytes = std::array<std::byte, DeviceBuffer::kGuardBytes>;
-
-// Varies with the position, so a kernel that writes one repeated value (zero, a fill, poison)
-// over a guard cannot leave it looking intact.
-constexpr GuardBytes kGuardPattern = [] {
-  GuardBytes pattern{};
-  for (std::size_t i = 0; i < pattern.size(); ++i) {
-    pattern[i] = static_cast<std::byte>((0xA5 + 0x3B * i) & 0xFF);
-  }
-  return pattern;
-}();
+using GuardBytes = std::array<std::byte, kGuardBytes>;
 
 template <class T>
 __global__ void fill_kernel(T* data, std::size_t count, T value) {
@@ -57,8 +48,9 @@ DeviceBuffer::DeviceBuffer(std::string name, std::size_t bytes) : name_(std::mov
   GPU_CHECK(hipMalloc(&allocation, bytes_ + 2 * kGuardBytes));
   allocation_ = static_cast<std::byte*>(allocation);
   try {
-    GPU_CHECK(hipMemcpy(allocation_, kGuardPattern.data(), kGuardBytes, hipMemcpyHostToDevice));
-    GPU_CHECK(hipMemcpy(allocation_ + kGuardBytes + bytes_, kGuardPattern.data(), kGuardBytes, hipMemcpyHostToDevice));
+    const std::span<const std::byte, kGuardBytes> pattern = guard_pattern();
+    GPU_CHECK(hipMemcpy(allocation_, pattern.data(), kGuardBytes, hipMemcpyHostToDevice));
+    GPU_CHECK(hipMemcpy(allocation_ + kGuardBytes + bytes_, pattern.data(), kGuardBytes, hipMemcpyHostToDevice));
   } catch (...) {
     release();
     throw;
@@ -105,28 +97,12 @@ void DeviceBuffer::poison(std::uint16_t pattern) { fill(name_, data(), bytes_, p
 void DeviceBuffer::poison(std::uint32_t pattern) { fill(name_, data(), bytes_, pattern); }
 
 std::vector<CanaryBreach> DeviceBuffer::check_guards() const {
-  std::vector<CanaryBreach> breaches;
-  if (allocation_ == nullptr) return breaches;
+  if (allocation_ == nullptr) return {};
   GuardBytes front{};
   GuardBytes back{};
   GPU_CHECK(hipMemcpy(front.data(), allocation_, kGuardBytes, hipMemcpyDeviceToHost));
   GPU_CHECK(hipMemcpy(back.data(), allocation_ + kGuardBytes + bytes_, kGuardBytes, hipMemcpyDeviceToHost));
-
-  // The front guard ends at the buffer's first byte, the back guard starts after its last.
-  CanaryBreach front_breach{name_, GuardSide::front, 0, 0};
-  CanaryBreach back_breach{name_, GuardSide::back, 0, 0};
-  for (std::size_t i = 0; i < kGuardBytes; ++i) {
-    if (front[i] != kGuardPattern[i]) {
-      ++front_breach.changed_bytes;
-      front_breach.gap = kGuardBytes - 1 - i;
-    }
-    if (back[i] != kGuardPattern[i]) {
-      if (back_breach.changed_bytes++ == 0) back_breach.gap = i;
-    }
-  }
-  if (front_breach.changed_bytes > 0) breaches.push_back(std::move(front_breach));
-  if (back_breach.changed_bytes > 0) breaches.push_back(std::move(back_breach));
-  return breaches;
+  return find_guard_breaches(name_, front, back);
 }
 
 CanaryReport verify_canaries(std::span<const DeviceBuffer* const> buffers) {

@@ -17,12 +17,13 @@
 #include <vector>
 
 #include "device/platform/canary_report.hpp"
+#include "device/platform/guard_bytes.hpp"
 
 namespace mlacheck {
 
 class DeviceBuffer {
  public:
-  static constexpr std::size_t kGuardBytes = 256;
+  static constexpr std::size_t kGuardBytes = mlacheck::kGuardBytes;
 
   // Contents are unspecified until written. Throws GpuError when the allocation fails.
   DeviceBuffer(std::string name, std::size_t bytes);

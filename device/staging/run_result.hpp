@@ -23,6 +23,9 @@ struct RunDiagnostics {
   int num_splits = 0;       // split-KV: splits per request; persistent: work items
   double device_ms = 0.0;   // kernel time measured with device events
   std::vector<BrokenCanary> broken_canaries;
+  // False when no output had guards to check (a Python backend that returned tensors it
+  // allocated itself): the row's canaries then say "n/a", not "ok".
+  bool guarded = true;
 };
 
 struct MlaDecodeRun {

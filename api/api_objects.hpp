@@ -1,0 +1,61 @@
+#pragma once
+// What the opaque handles of harness_api.h hold.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "api/abi_types.hpp"
+#include "device/backend.hpp"
+#include "harness/case_result.hpp"
+#include "harness/mla_case.hpp"
+#include "mlacheck/harness_api.h"
+#include "plan/run_plan.hpp"
+#include "reports/report_folder.hpp"
+
+struct mlacheck_plan {
+  std::vector<mlacheck::RunCase> cases;
+};
+
+struct mlacheck_case {
+  mlacheck::RunCase run_case;
+  mlacheck_case_kind kind = MLACHECK_CASE_MLA_DECODE;
+  std::string unsupported_reason;  // kv_gather cases only
+  // mla_decode and oracle self-check cases: the problem and its row before anything ran; the
+  // inputs and the oracle's outputs are filled on first need (the oracle is the costly part).
+  mlacheck::PreparedMlaCase prepared;
+  mlacheck::api::AbiProblem abi;
+  std::string fill;
+  // The inputs as codes, once asked for.
+  bool inputs_encoded = false;
+  std::vector<std::byte> q_codes, cache_codes;
+  std::vector<std::int32_t> qo_indptr, kv_indptr;
+};
+
+struct mlacheck_outcome {
+  mlacheck_case* of = nullptr;
+  std::string backend, backend_version, device, path;
+  double device_ms = 0.0, wall_ms = 0.0;
+  std::optional<std::string> skipped, errored;
+  bool has_o = false;
+  std::vector<float> o;
+  std::vector<std::uint8_t> o_unwritten;
+  bool has_lse = false;
+  std::vector<double> lse;  // natural log
+  std::vector<std::uint8_t> lse_unwritten;
+  bool guarded = false;
+  std::vector<mlacheck::BrokenCanary> broken_canaries;
+};
+
+struct mlacheck_verdict {
+  mlacheck::CaseResult row;
+  std::string state, header, record;
+};
+
+struct mlacheck_report {
+  explicit mlacheck_report(const std::string& dir) : folder(dir) {}
+  mlacheck::ReportFolder folder;
+  std::set<std::string> ids;
+};

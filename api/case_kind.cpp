@@ -1,0 +1,19 @@
+#include "api/case_kind.hpp"
+
+#include "api/api_objects.hpp"
+
+namespace mlacheck::api {
+
+mlacheck_case_kind case_kind(const RunCase& c) {
+  if (c.kind == RunCase::Kind::oracle_self_check) return MLACHECK_CASE_ORACLE_SELF_CHECK;
+  if (c.repro.rfind("kv_gather:", 0) == 0) return MLACHECK_CASE_KV_GATHER;
+  return MLACHECK_CASE_MLA_DECODE;
+}
+
+bool ensure_oracle(mlacheck_case* c) {
+  PreparedMlaCase& prepared = c->prepared;
+  if (!prepared.ready_for_device && prepared.row.state != ResultState::errored) prepare_mla_oracle(prepared);
+  return prepared.ready_for_device;
+}
+
+}  // namespace mlacheck::api

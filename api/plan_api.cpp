@@ -1,0 +1,91 @@
+// Plans: the case lists of plan/run_plan.hpp, the same code `mlacheck run` lists its cases with.
+#include <memory>
+
+#include "api/api_call.hpp"
+#include "api/api_objects.hpp"
+#include "plan/data_files.hpp"
+
+using mlacheck::api::api_call;
+using mlacheck::api::ApiError;
+using mlacheck::api::require;
+
+namespace {
+
+constexpr int kDefaultPropertyCases = 64;  // `mlacheck run --property-cases` default
+
+std::string table_path(const char* scenarios_file, bool required) {
+  const std::string given = scenarios_file == nullptr ? "" : scenarios_file;
+  std::string path;
+  try {
+    path = mlacheck::scenario_table_path(given);
+  } catch (const std::invalid_argument& e) {
+    throw ApiError(MLACHECK_ERROR_IO, e.what());
+  }
+  if (path.empty() && required) {
+    throw ApiError(MLACHECK_ERROR_IO,
+                   "no scenario table: scenarios/upstream.csv is neither in the working directory nor in the "
+                   "source tree this library was built from; name one with scenarios_file");
+  }
+  return path;
+}
+
+}  // namespace
+
+extern "C" {
+
+uint32_t mlacheck_harness_api_version(void) { return MLACHECK_HARNESS_API_VERSION; }
+
+mlacheck_status mlacheck_plan_open(int32_t kind, uint64_t seed, int32_t size, const char* scenarios_file,
+                                   mlacheck_plan** out) {
+  return api_call("mlacheck_plan_open", [&] {
+    require(out, "out");
+    *out = nullptr;
+    mlacheck::RunPlanOptions options;
+    options.seed = seed;
+    options.property_cases = size < 0 ? kDefaultPropertyCases : size;
+    switch (kind) {
+      case MLACHECK_PLAN_DEFAULT:
+        options.scenarios_file = table_path(scenarios_file, false);
+        break;
+      case MLACHECK_PLAN_SCENARIOS:
+        options.scenarios_file = table_path(scenarios_file, true);
+        options.oracle_self_checks = false;
+        options.default_sweeps = false;
+        options.property_cases = 0;
+        break;
+      case MLACHECK_PLAN_PROPERTIES:
+        options.oracle_self_checks = false;
+        options.default_sweeps = false;
+        break;
+      default:
+        throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT,
+                       "plan kind " + std::to_string(kind) + " is not one of 0 (default), 1 (scenarios), 2 (properties)");
+    }
+    auto plan = std::make_unique<mlacheck_plan>();
+    plan->cases = mlacheck::build_run_plan(options);
+    *out = plan.release();
+  });
+}
+
+mlacheck_status mlacheck_plan_open_repro(const char* repro, mlacheck_plan** out) {
+  return api_call("mlacheck_plan_open_repro", [&] {
+    require(out, "out");
+    *out = nullptr;
+    mlacheck::RunPlanOptions options;
+    options.case_repro = require(repro, "repro");
+    if (options.case_repro.empty()) throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT, "repro is empty");
+    auto plan = std::make_unique<mlacheck_plan>();
+    plan->cases = mlacheck::build_run_plan(options);
+    *out = plan.release();
+  });
+}
+
+void mlacheck_plan_free(mlacheck_plan* plan) { delete plan; }
+
+mlacheck_status mlacheck_plan_size(const mlacheck_plan* plan, int64_t* count) {
+  return api_call("mlacheck_plan_size", [&] {
+    *require(count, "count") = static_cast<int64_t>(require(plan, "plan")->cases.size());
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,64 @@
+"""Runs the PyTorch MLA decode of torch_mla_decode.py over an mlacheck plan through the Python API
+and writes a report folder. Exit status 1 when any case FAILED or ERRORED.
+
+    python run_plan.py [--plan default|scenarios|properties] [--size N] [--seed S]
+                       [--case REPRO] [--device cpu|cuda|cuda:1] [--backend decode|object]
+                       [--report DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import sys
+import time
+
+import mlacheck
+import torch_mla_decode
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--plan", default="default", choices=("default", "scenarios", "properties"))
+    parser.add_argument("--size", type=int, default=None, help="property sweep cases (default 64)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--case", default=None, help="one repro string instead of a plan")
+    parser.add_argument("--device", default=None, help="torch device (default $MLACHECK_TORCH_DEVICE, cuda, cpu)")
+    parser.add_argument(
+        "--backend",
+        default="decode",
+        choices=("decode", "object"),
+        help="decode: the callable that allocates its outputs; object: writes into staged outputs",
+    )
+    parser.add_argument("--report", default=None, help="folder for report.csv, junit.xml, report.html")
+    args = parser.parse_args(argv)
+
+    device = args.device or torch_mla_decode.default_device()
+    if args.backend == "object":
+        backend = torch_mla_decode.TorchMlaBackend(device)
+    else:
+        def backend(inputs):
+            return torch_mla_decode.decode(inputs, device)
+
+        backend.name = torch_mla_decode.decode.name
+        backend.version = torch_mla_decode.decode.version
+    plan = mlacheck.plan(repro=args.case) if args.case else mlacheck.plan(args.plan, seed=args.seed, size=args.size)
+
+    states = collections.Counter()
+    start = time.perf_counter()
+
+    def show(verdict):
+        states[verdict.state] += 1
+        if verdict.is_failure:
+            print(verdict.describe(), flush=True)
+
+    print(f"{plan}: {torch_mla_decode.decode.name} on {device}", flush=True)
+    mlacheck.run(plan, backend, report_dir=args.report, on_verdict=show)
+    seconds = time.perf_counter() - start
+    summary = ", ".join(f"{count} {state}" for state, count in sorted(states.items()))
+    print(f"{sum(states.values())} cases in {seconds:.1f} s: {summary}")
+    return 1 if states["FAILED"] or states["ERRORED"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+#include "harness/mla_judge.hpp"
+
+#include <string>
+#include <vector>
+
+#include "core/tolerance.hpp"
+#include "harness/device_outcome.hpp"
+#include "harness/mla_case.hpp"
+
+namespace mlacheck {
+
+namespace {
+
+void check_size(const char* tensor, std::size_t got, std::size_t want) {
+  if (got != want) {
+    throw std::invalid_argument(std::string(tensor) + ": " + std::to_string(got) + " elements, the problem has " +
+                                std::to_string(want));
+  }
+}
+
+}  // namespace
+
+void judge_mla_outputs(CaseResult& row, const MlaDecodeProblem& p, const MlaDecodeInputs& in,
+                       const MlaDecodeOutputs<double>& expected, const MlaActualOutputs& actual,
+                       const RunDiagnostics& diag) {
+  check_size("O", actual.o.size(), expected.o.size());
+  if (actual.has_lse) check_size("LSE", actual.lse.size(), expected.lse.size());
+  const MlaInputMagnitudes mag = input_magnitudes(p, in);
+  const MlaTolerances tol = mla_decode_tolerance(p, mag.max_abs_q, mag.max_abs_kv);
+  std::vector<ComparedTensor> tensors;
+  tensors.push_back({"O", compare(expected.o, actual.o, tol.o, actual.o_unwritten), tol.o});
+  if (actual.has_lse) {
+    tensors.push_back({"LSE", compare(expected.lse, actual.lse, tol.lse, actual.lse_unwritten), tol.lse});
+  }
+  settle_row(row, diag, std::move(tensors));
+}
+
+}  // namespace mlacheck

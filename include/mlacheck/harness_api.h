@@ -1,0 +1,210 @@
+/*
+ * mlacheck harness C API, version 1: mlacheck's cases, inputs, oracle, verdicts and reports for a
+ * caller that runs the backend under test itself. The Python package (python/mlacheck) drives it
+ * through ctypes, so Python never compiles against an interpreter's headers; any language with a
+ * C FFI can do the same. libmlacheck_capi.so exports every function below. C99.
+ *
+ * One case, as a caller runs it:
+ *   1. mlacheck_plan_open (or _open_repro) lists the cases; mlacheck_case_open opens one.
+ *   2. mlacheck_case_problem: the problem (backend_abi.h's mlacheck_mla_problem, every field and
+ *      derived size); mlacheck_case_inputs: its inputs in the layouts of backend_abi.h, as codes.
+ *   3. The caller runs its backend. For outputs it stages itself it fills
+ *      [front guard | O | back guard] with mlacheck_guard_pattern and mlacheck_poison_word, so
+ *      unwritten elements and writes outside O are found as the built-in backend finds them.
+ *   4. mlacheck_outcome_new collects what happened: the backend's name, O and LSE (host memory,
+ *      strided), guarded buffers, or that the backend refused the case or raised.
+ *   5. mlacheck_outcome_judge: the verdict row `mlacheck run` writes for the same case (the oracle
+ *      is computed on first need), through the harness's one judging step.
+ *   6. mlacheck_report_open/_append/_finish write report.csv, junit.xml and report.html.
+ *
+ * Conventions:
+ *   - Every function returns mlacheck_status; MLACHECK_OK is 0. On any other status,
+ *     mlacheck_last_error() returns a message naming the function and what was wrong (a value and
+ *     where it came from); it stays valid until the next failing call on the same thread. No C++
+ *     exception crosses this boundary.
+ *   - Handles are opaque. Each _open/_new has a _free; _free accepts NULL. A handle is used by one
+ *     thread at a time; distinct handles may be used from distinct threads.
+ *   - Strings and arrays a function hands out belong to the handle they came from and stay valid
+ *     until it is freed (a case's inputs, problem and oracle outputs: until mlacheck_case_free).
+ *   - Tensors use backend_abi.h's mlacheck_tensor: shape and strides in elements, strides
+ *     authoritative, data in host memory.
+ */
+#ifndef MLACHECK_HARNESS_API_H
+#define MLACHECK_HARNESS_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mlacheck/backend_abi.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MLACHECK_HARNESS_API_VERSION 1u
+
+#if defined(_WIN32)
+#define MLACHECK_API __declspec(dllexport)
+#else
+#define MLACHECK_API __attribute__((visibility("default")))
+#endif
+
+typedef enum mlacheck_status {
+  MLACHECK_OK = 0,
+  MLACHECK_ERROR_INVALID_ARGUMENT = 1, /* the caller's input: a repro string, a tensor, an index */
+  MLACHECK_ERROR_WRONG_CASE = 2,       /* the call does not apply to this case's kind */
+  MLACHECK_ERROR_IO = 3,               /* a file or folder (scenario table, report folder) */
+  MLACHECK_ERROR_INTERNAL = 4          /* a harness bug; the message says what */
+} mlacheck_status;
+
+typedef enum mlacheck_plan_kind {
+  /* What `mlacheck run` runs: the oracle self-checks, every scenario (clean), the default sweep
+   * and a property sweep of `size` cases (64 when size < 0). */
+  MLACHECK_PLAN_DEFAULT = 0,
+  /* The scenario table alone (scenarios/upstream.csv unless scenarios_file names another). */
+  MLACHECK_PLAN_SCENARIOS = 1,
+  /* `size` cases drawn from the property generators (64 when size < 0), sizes growing. */
+  MLACHECK_PLAN_PROPERTIES = 2
+} mlacheck_plan_kind;
+
+typedef enum mlacheck_case_kind {
+  MLACHECK_CASE_MLA_DECODE = 0,        /* runs on the caller's backend */
+  MLACHECK_CASE_KV_GATHER = 1,         /* tests mlacheck's own gather kernels: SKIPPED here */
+  MLACHECK_CASE_ORACLE_SELF_CHECK = 2  /* the oracle against its plain-loop twin; no backend */
+} mlacheck_case_kind;
+
+typedef struct mlacheck_plan mlacheck_plan;
+typedef struct mlacheck_case mlacheck_case;
+typedef struct mlacheck_outcome mlacheck_outcome;
+typedef struct mlacheck_verdict mlacheck_verdict;
+typedef struct mlacheck_report mlacheck_report;
+
+/* MLACHECK_HARNESS_API_VERSION of the library; a caller built for another version must stop. */
+MLACHECK_API uint32_t mlacheck_harness_api_version(void);
+/* The message of the last failing call on this thread ("" when none failed). Never NULL. */
+MLACHECK_API const char* mlacheck_last_error(void);
+
+/* ---- plans ---------------------------------------------------------------------------------- */
+
+/* seed seeds the generated cases (the default and property sweeps; scenarios carry their own);
+ * scenarios_file: NULL or "" for the table shipped with mlacheck. */
+MLACHECK_API mlacheck_status mlacheck_plan_open(int32_t kind, uint64_t seed, int32_t size, const char* scenarios_file,
+                                                mlacheck_plan** out);
+/* The one case of a repro string (`mlacheck run --case "<repro>"`); a malformed one is refused
+ * with the key and value at fault. */
+MLACHECK_API mlacheck_status mlacheck_plan_open_repro(const char* repro, mlacheck_plan** out);
+MLACHECK_API void mlacheck_plan_free(mlacheck_plan* plan);
+MLACHECK_API mlacheck_status mlacheck_plan_size(const mlacheck_plan* plan, int64_t* count);
+
+/* ---- cases ---------------------------------------------------------------------------------- */
+
+/* Case `index` of the plan, 0 <= index < size. The case does not depend on the plan afterwards. */
+MLACHECK_API mlacheck_status mlacheck_case_open(const mlacheck_plan* plan, int64_t index, mlacheck_case** out);
+MLACHECK_API void mlacheck_case_free(mlacheck_case* c);
+/* The case's id, unique in its plan. */
+MLACHECK_API mlacheck_status mlacheck_case_id(const mlacheck_case* c, const char** id);
+/* The canonical repro string: `mlacheck run --case "<repro>"` replays the case alone. */
+MLACHECK_API mlacheck_status mlacheck_case_repro(const mlacheck_case* c, const char** repro);
+MLACHECK_API mlacheck_status mlacheck_case_kind_of(const mlacheck_case* c, int32_t* kind);
+/* Why the caller's backend cannot run this case (kv_gather cases), or NULL when it can. */
+MLACHECK_API mlacheck_status mlacheck_case_unsupported_reason(const mlacheck_case* c, const char** reason);
+
+/* mla_decode and oracle self-check cases (MLACHECK_ERROR_WRONG_CASE otherwise). */
+/* The problem: every descriptor field and derived size; name and repro filled; kv_lens and
+ * q_lens point at host arrays of `batch` entries. */
+MLACHECK_API mlacheck_status mlacheck_case_problem(const mlacheck_case* c, const mlacheck_mla_problem** problem);
+/* "random" or "exact" (small integers): how the inputs were filled. */
+MLACHECK_API mlacheck_status mlacheck_case_fill(const mlacheck_case* c, const char** fill);
+/* The inputs in backend_abi.h's layouts, made on the first call with mlacheck's seeded fills and
+ * encoded with its codecs: q and kv_cache as codes of q_dtype / kv_dtype, block_table
+ * [batch, max_blocks_per_request] with -1 past each request's blocks, kv_lens, q_lens, qo_indptr,
+ * kv_indptr (int32). o and lse describe the outputs the case expects (dtype, shape, contiguous
+ * strides) with data NULL; workspace is NULL. `tensors->struct_size` must be set by the caller
+ * to its sizeof(mlacheck_mla_tensors), at least this library's. Cache slots no request reads hold
+ * a NaN code: a kernel that reads past kv_len poisons its output. */
+MLACHECK_API mlacheck_status mlacheck_case_inputs(mlacheck_case* c, mlacheck_mla_tensors* tensors);
+/* The oracle's outputs (double, computed on the first call): o [total_q_tokens, heads, Lv] and lse
+ * [total_q_tokens, heads] in natural log, contiguous; `count_o`/`count_lse` get their sizes. */
+MLACHECK_API mlacheck_status mlacheck_case_expected(mlacheck_case* c, const double** o, uint64_t* count_o,
+                                                    const double** lse, uint64_t* count_lse);
+
+/* ---- outcomes and verdicts ------------------------------------------------------------------ */
+
+/* What happened when the caller ran case `c` (which must outlive the outcome). */
+MLACHECK_API mlacheck_status mlacheck_outcome_new(mlacheck_case* c, mlacheck_outcome** out);
+MLACHECK_API void mlacheck_outcome_free(mlacheck_outcome* o);
+/* For the row: backend name and version, device (e.g. "cpu", "NVIDIA H100 80GB HBM3"), decode
+ * path if the backend names one; each may be NULL (left empty). */
+MLACHECK_API mlacheck_status mlacheck_outcome_set_backend(mlacheck_outcome* o, const char* name, const char* version,
+                                                          const char* device, const char* path);
+/* Milliseconds: the backend's device time if it measured one (else 0), and the case's wall time
+ * as the caller measured it (the oracle's time is added by the harness). */
+MLACHECK_API mlacheck_status mlacheck_outcome_set_times(mlacheck_outcome* o, double device_ms, double wall_ms);
+/* The backend refused the case (its supports() reason): the verdict is SKIPPED. */
+MLACHECK_API mlacheck_status mlacheck_outcome_set_skipped(mlacheck_outcome* o, const char* reason);
+/* The backend failed (raised, returned an error, returned the wrong thing): ERRORED. */
+MLACHECK_API mlacheck_status mlacheck_outcome_set_errored(mlacheck_outcome* o, const char* reason);
+/* O as the backend wrote it: dtype o_dtype, shape [total_q_tokens, heads, kv_lora_rank], any
+ * strides. Elements holding o_dtype's poison code count as unwritten; `unwritten`, when not NULL,
+ * adds flags of its own (one byte per element, row-major [total_q_tokens, heads, Lv]). A wrong
+ * dtype or shape is MLACHECK_ERROR_INVALID_ARGUMENT naming what was given and what the problem
+ * needs (the caller then records it with mlacheck_outcome_set_errored). */
+MLACHECK_API mlacheck_status mlacheck_outcome_set_o(mlacheck_outcome* o, const mlacheck_tensor* tensor,
+                                                    const uint8_t* unwritten);
+/* LSE: f32 [total_q_tokens, heads], any strides, in `base` (mlacheck_lse_base). Without this call
+ * only O is compared (a backend that writes no LSE). */
+MLACHECK_API mlacheck_status mlacheck_outcome_set_lse(mlacheck_outcome* o, const mlacheck_tensor* tensor, int32_t base,
+                                                      const uint8_t* unwritten);
+/* A buffer the caller staged with guards: `allocation` is a host copy of the whole allocation,
+ * [guard | data_bytes of data | guard], the guards as mlacheck_guard_pattern wrote them. A changed
+ * guard byte FAILS the case naming `buffer` and the side. Without any such call the row's
+ * canaries column says "n/a". */
+MLACHECK_API mlacheck_status mlacheck_outcome_check_guards(mlacheck_outcome* o, const char* buffer,
+                                                           const void* allocation, uint64_t data_bytes);
+/* The verdict: for mla_decode, compare O (and LSE) with the oracle under the tolerance derived for
+ * the problem, as `mlacheck run` does; SKIPPED or ERRORED when set so; for kv_gather, SKIPPED with
+ * the unsupported reason; for an oracle self-check, the self-check runs here (no outputs taken).
+ * An mla_decode outcome with neither O nor a skip/error is MLACHECK_ERROR_INVALID_ARGUMENT. */
+MLACHECK_API mlacheck_status mlacheck_outcome_judge(mlacheck_outcome* o, mlacheck_verdict** out);
+
+MLACHECK_API void mlacheck_verdict_free(mlacheck_verdict* v);
+/* "PASSED", "FAILED", "ERRORED", "SKIPPED", "MISTRUSTED" or "KNOWN_BUG". */
+MLACHECK_API mlacheck_status mlacheck_verdict_state(const mlacheck_verdict* v, const char** state);
+/* 1 when the state fails a run (FAILED, ERRORED: `mlacheck run` then exits non-zero), else 0. */
+MLACHECK_API mlacheck_status mlacheck_verdict_is_failure(const mlacheck_verdict* v, int32_t* failure);
+/* The row exactly as report.csv holds it: the header line and this row's record (RFC 4180, each
+ * ending in a line feed); docs/report-columns.md names the columns. */
+MLACHECK_API mlacheck_status mlacheck_verdict_csv(const mlacheck_verdict* v, const char** header, const char** record);
+
+/* ---- reports -------------------------------------------------------------------------------- */
+
+/* `dir` must be an existing folder; report.csv is created there (a row flushed per append). */
+MLACHECK_API mlacheck_status mlacheck_report_open(const char* dir, mlacheck_report** out);
+/* Refuses a verdict whose id the report already holds (ids key diff and merge). */
+MLACHECK_API mlacheck_status mlacheck_report_append(mlacheck_report* r, const mlacheck_verdict* v);
+/* Writes junit.xml and report.html from report.csv; title NULL for the default. */
+MLACHECK_API mlacheck_status mlacheck_report_finish(mlacheck_report* r, const char* title);
+MLACHECK_API void mlacheck_report_free(mlacheck_report* r);
+
+/* ---- codes, poison, guards ------------------------------------------------------------------ */
+
+/* Storage bytes of one element of dtype (mlacheck_dtype). */
+MLACHECK_API mlacheck_status mlacheck_dtype_bytes(int32_t dtype, uint32_t* bytes);
+/* The pattern outputs of `dtype` are poisoned with, as a 32-bit word that repeats the element's
+ * code (bf16/f16 0x7FFF7FFF, f32 0x7FFFFFFF, fp8 e4m3fn 0x7F7F7F7F, e4m3fnuz 0x80808080): a NaN
+ * that arithmetic does not produce. Its low storage-bytes bytes are one element's code. */
+MLACHECK_API mlacheck_status mlacheck_poison_word(int32_t dtype, uint32_t* word);
+/* Bytes of each guard (before and after a buffer). */
+MLACHECK_API mlacheck_status mlacheck_guard_bytes(uint64_t* bytes);
+/* Writes the guard pattern; `size` must equal mlacheck_guard_bytes. */
+MLACHECK_API mlacheck_status mlacheck_guard_pattern(uint8_t* out, uint64_t size);
+/* codes of dtype -> float values, with mlacheck's codecs (the ones the oracle's inputs used). */
+MLACHECK_API mlacheck_status mlacheck_decode(int32_t dtype, const void* codes, uint64_t count, float* values);
+/* float values -> codes of dtype: round to nearest even; fp8 saturates (dtype_convert.hpp). */
+MLACHECK_API mlacheck_status mlacheck_encode(int32_t dtype, const float* values, uint64_t count, void* codes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MLACHECK_HARNESS_API_H */

@@ -1,0 +1,82 @@
+"""Plans: the case lists `mlacheck run` runs (plan/run_plan.hpp through the C API)."""
+
+from __future__ import annotations
+
+import ctypes
+import weakref
+from collections.abc import Iterator
+
+from . import _capi
+from ._case import Case
+
+
+class Plan:
+    """An ordered list of cases. Indexing and iteration open each case afresh (its inputs and
+    oracle are made on demand and freed with it), so iterating a large plan holds one case at a
+    time."""
+
+    def __init__(self, pointer: int, description: str):
+        self._pointer = pointer
+        self._finalizer = weakref.finalize(self, _capi.lib().mlacheck_plan_free, pointer)
+        count = ctypes.c_int64()
+        _capi.call("mlacheck_plan_size", pointer, ctypes.byref(count))
+        self._size = count.value
+        self.description = description
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __getitem__(self, index: int) -> Case:
+        if index < 0:
+            index += self._size
+        if not 0 <= index < self._size:
+            raise IndexError(f"case index {index} is outside the plan's {self._size} cases")
+        return Case(self._pointer, index)
+
+    def __iter__(self) -> Iterator[Case]:
+        for i in range(self._size):
+            yield self[i]
+
+    def backend_cases(self) -> Iterator[Case]:
+        """The cases a backend under test runs (mla_decode), skipping kv_gather cases and the
+        oracle self-checks."""
+        return (case for case in self if case.runs_backend)
+
+    def __repr__(self) -> str:
+        return f"mlacheck.Plan({self.description}, {self._size} cases)"
+
+
+def plan(kind: str | None = None, *, repro: str | None = None, seed: int = 1, size: int | None = None,
+         scenarios: str | None = None) -> Plan:
+    """A plan of cases.
+
+    kind "default": what `mlacheck run` runs (oracle self-checks, every scenario, the default
+    sweep, a property sweep of `size` cases, 64 by default); "scenarios": the scenario table
+    (scenarios/upstream.csv, or the file `scenarios` names); "properties": `size` cases (64 by
+    default) drawn from the property generators. `seed` seeds the generated cases.
+    repro="mla_decode:...": the one case of a repro string (kind must then be left out).
+    """
+    if repro is not None:
+        if kind is not None:
+            raise ValueError("give a plan kind or a repro string, not both")
+        pointer = ctypes.c_void_p()
+        _capi.call("mlacheck_plan_open_repro", _capi.cstr(repro), ctypes.byref(pointer))
+        return Plan(pointer.value, f"repro {repro}")
+    kind = "default" if kind is None else kind
+    if kind not in _capi.PLAN_KINDS:
+        raise ValueError(f"plan kind {kind!r} is not one of {', '.join(_capi.PLAN_KINDS)}")
+    if size is not None and size < 0:
+        raise ValueError(f"size {size} must be >= 0")
+    if not 0 <= seed < 2**64:
+        raise ValueError(f"seed {seed} must be in [0, 2^64)")
+    pointer = ctypes.c_void_p()
+    _capi.call(
+        "mlacheck_plan_open",
+        _capi.PLAN_KINDS[kind],
+        seed,
+        -1 if size is None else size,
+        _capi.cstr(scenarios),
+        ctypes.byref(pointer),
+    )
+    detail = f"seed={seed}" + ("" if size is None else f", size={size}")
+    return Plan(pointer.value, f"{kind} ({detail})")

@@ -1,0 +1,156 @@
+"""Verdicts: the row `mlacheck run` writes for a case, read from the harness's own CSV record of it
+(docs/report-columns.md), so a Python run and a CLI run describe a case in the same words."""
+
+from __future__ import annotations
+
+import csv
+import ctypes
+import io
+import math
+import weakref
+from dataclasses import dataclass, field
+
+from . import _capi
+
+_METRICS = (
+    "max_abs_err",
+    "max_rel_err",
+    "rms_rel_err",
+    "cosine",
+    "mismatches",
+    "nonfinite",
+    "unwritten",
+    "total",
+    "tol_abs",
+    "tol_rel",
+    "tol_rms",
+    "tol_rule",
+)
+_COUNTS = ("mismatches", "nonfinite", "unwritten", "total")
+
+
+def _number(text: str) -> float:
+    return float(text) if text else math.nan
+
+
+@dataclass(frozen=True)
+class TensorErrors:
+    """One compared tensor: its errors against the oracle and the bound it was held to."""
+
+    name: str  # "O" or "LSE"
+    max_abs_err: float
+    max_rel_err: float
+    rms_rel_err: float  # ||actual - expected|| / ||expected||
+    cosine: float
+    mismatches: int  # elements outside tol_abs + tol_rel * |expected|
+    nonfinite: int  # NaN/Inf where the oracle is finite
+    unwritten: int  # elements still holding the poison
+    total: int
+    tol_abs: float
+    tol_rel: float
+    tol_rms: float
+    tol_rule: str  # how the bounds were derived (docs/tolerance.md)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    id: str
+    op: str
+    repro: str
+    backend: str
+    device: str
+    path: str
+    state: str  # PASSED, FAILED, ERRORED, SKIPPED, MISTRUSTED, KNOWN_BUG
+    reason: str  # empty when PASSED
+    canaries: str  # "ok", "broken: o(after)", or "n/a" when nothing was guarded
+    tensors: dict[str, TensorErrors]  # by name; empty when nothing was compared
+    reference_ms: float
+    device_ms: float
+    wall_ms: float
+    is_failure: bool  # FAILED or ERRORED: a run with one fails
+    columns: dict[str, str] = field(repr=False)  # every report.csv cell of the row, by column
+    csv_header: str = field(repr=False)
+    csv_record: str = field(repr=False)
+    _handle: object = field(repr=False, compare=False, default=None)
+
+    @property
+    def passed(self) -> bool:
+        return self.state == "PASSED"
+
+    @property
+    def repro_command(self) -> str:
+        """The command that replays this case alone."""
+        return f'mlacheck run --case "{self.repro}"'
+
+    def describe(self) -> str:
+        """One line per fact a person needs: state, reason, errors against bounds, repro."""
+        lines = [f"{self.state} {self.id}" + (f": {self.reason}" if self.reason else "")]
+        for t in self.tensors.values():
+            lines.append(
+                f"  {t.name}: max_abs_err={t.max_abs_err:.3g} (tol_abs={t.tol_abs:.3g} + tol_rel={t.tol_rel:.3g}*|e|)"
+                f" rms_rel_err={t.rms_rel_err:.3g} (tol_rms={t.tol_rms:.3g}) mismatches={t.mismatches}"
+                f" nonfinite={t.nonfinite} unwritten={t.unwritten} of {t.total}"
+            )
+        if self.canaries not in ("ok", "n/a"):
+            lines.append(f"  canaries: {self.canaries}")
+        lines.append(f"  repro: {self.repro_command}")
+        return "\n".join(lines)
+
+
+class _VerdictHandle:
+    """Owns the C verdict (a report appends rows from it)."""
+
+    def __init__(self, pointer: int):
+        self.pointer = pointer
+        self._finalizer = weakref.finalize(self, _capi.lib().mlacheck_verdict_free, pointer)
+
+
+def verdict_from_handle(pointer: int) -> Verdict:
+    handle = _VerdictHandle(pointer)
+    header = ctypes.c_char_p()
+    record = ctypes.c_char_p()
+    _capi.call("mlacheck_verdict_csv", pointer, ctypes.byref(header), ctypes.byref(record))
+    failure = ctypes.c_int32()
+    _capi.call("mlacheck_verdict_is_failure", pointer, ctypes.byref(failure))
+    header_text = _capi.text(header.value)
+    record_text = _capi.text(record.value)
+    names = next(csv.reader(io.StringIO(header_text)))
+    cells = next(csv.reader(io.StringIO(record_text)))
+    if len(names) != len(cells):
+        raise _capi.MlacheckError(f"verdict row has {len(cells)} cells for {len(names)} columns")
+    columns = dict(zip(names, cells))
+    tensors = {}
+    for name in ("O", "LSE", "K", "V"):
+        prefix = name.lower() + "_"
+        if not columns.get(prefix + "total"):
+            continue
+        values = {}
+        for metric in _METRICS:
+            cell = columns[prefix + metric]
+            if metric == "tol_rule":
+                values[metric] = cell
+            elif metric in _COUNTS:
+                values[metric] = int(cell)
+            else:
+                values[metric] = _number(cell)
+        tensors[name] = TensorErrors(name=name, **values)
+    return Verdict(
+        id=columns["id"],
+        op=columns["op"],
+        repro=columns["repro"],
+        backend=columns["backend"],
+        device=columns["device"],
+        path=columns["path"],
+        state=columns["state"],
+        reason=columns["reason"],
+        canaries=columns["canaries"],
+        tensors=tensors,
+        reference_ms=_number(columns["reference_ms"]),
+        device_ms=_number(columns["device_ms"]),
+        wall_ms=_number(columns["wall_ms"]),
+        is_failure=bool(failure.value),
+        columns=columns,
+        csv_header=header_text,
+        csv_record=record_text,
+        _handle=handle,
+    )

@@ -1,0 +1,51 @@
+"""A NumPy MLA decode for the package's own tests (no torch needed): the layouts of backend_abi.h
+read with nothing but the NumPy arrays mlacheck hands out. Float64 throughout, then rounded to
+o_dtype with mlacheck.encode."""
+
+from __future__ import annotations
+
+import numpy as np
+
+import mlacheck
+
+
+def attend(inputs):
+    """(O float64 [total_q_tokens, heads, Lv], LSE float64 [total_q_tokens, heads])."""
+    p = inputs.problem
+    q = inputs.q.values().astype(np.float64)
+    cache = inputs.kv_cache.values().astype(np.float64) * p.kv_scale
+    table = inputs.block_table.codes
+    qo = inputs.qo_indptr.codes
+    o = np.empty((p.total_q_tokens, p.heads, p.kv_lora_rank))
+    lse = np.empty((p.total_q_tokens, p.heads))
+    for r, kv_len in enumerate(inputs.kv_lens.codes):
+        blocks = table[r, : (kv_len + p.block_size - 1) // p.block_size]
+        keys = cache[blocks].reshape(-1, p.lk)[:kv_len]
+        rows = q[qo[r] : qo[r + 1]]
+        q_len = rows.shape[0]
+        scores = np.einsum("thc,nc->thn", rows, keys) * p.scale
+        visible = kv_len - q_len + 1 + np.arange(q_len)
+        hidden = np.arange(kv_len)[None, :] >= visible[:, None]  # [q_len, kv_len]
+        scores = np.where(hidden[:, None, :], -np.inf, scores)
+        top = scores.max(axis=-1, keepdims=True)
+        weights = np.exp(scores - top)
+        total = weights.sum(axis=-1, keepdims=True)
+        o[qo[r] : qo[r + 1]] = np.einsum("thn,nc->thc", weights / total, keys[:, : p.kv_lora_rank])
+        lse[qo[r] : qo[r + 1]] = (top + np.log(total))[..., 0]
+    return o, lse
+
+
+def as_output(values, dtype_name):
+    """O values as what a backend returns for o_dtype: f32 arrays, else an mlacheck.Tensor of codes."""
+    if dtype_name == "f32":
+        return values.astype(np.float32)
+    return mlacheck.Tensor(mlacheck.encode(dtype_name, values), dtype_name)
+
+
+def decode(inputs):
+    o, lse = attend(inputs)
+    return as_output(o, inputs.problem.o_dtype), lse.astype(np.float32)
+
+
+decode.name = "numpy-reference"
+decode.version = "1"

@@ -1,0 +1,94 @@
+"""Plans: the same case lists `mlacheck run` builds, by kind, seed and size; errors name the input."""
+
+from __future__ import annotations
+
+import pytest
+
+import mlacheck
+from conftest import BF16_MTP
+
+
+def kinds(plan):
+    counts = {}
+    for case in plan:
+        counts[case.kind] = counts.get(case.kind, 0) + 1
+    return counts
+
+
+def test_default_plan_is_what_mlacheck_run_runs():
+    plan = mlacheck.plan("default")
+    counts = kinds(plan)
+    # oracle self-checks, scenarios, the default sweeps and 64 property cases
+    assert counts["oracle_self_check"] == 5
+    assert counts["mla_decode"] > 48 and counts["kv_gather"] > 12
+    ids = [case.id for case in plan]
+    assert len(set(ids)) == len(ids)
+    assert ids[0].startswith("oracle-")
+    assert any(i.startswith("scenario.") for i in ids)
+    assert sum(1 for i in ids if i.startswith("sweep-")) == 64
+
+
+def test_size_sets_the_property_sweep_and_seed_changes_it():
+    small = mlacheck.plan("properties", size=5, seed=3)
+    assert [c.id for c in small] == [f"sweep-{i}" for i in range(5)]
+    again = mlacheck.plan("properties", size=5, seed=3)
+    other = mlacheck.plan("properties", size=5, seed=4)
+    assert [c.repro for c in small] == [c.repro for c in again]
+    assert [c.repro for c in small] != [c.repro for c in other]
+    assert len(mlacheck.plan("default", size=0)) == len(mlacheck.plan("default")) - 64
+
+
+def test_scenarios_plan_holds_the_scenario_table_only():
+    plan = mlacheck.plan("scenarios")
+    assert len(plan) > 0
+    assert all(case.id.startswith("scenario.") for case in plan)
+    assert {"mla_decode", "kv_gather"} >= set(kinds(plan))
+
+
+def test_missing_scenario_table_is_named(tmp_path):
+    missing = tmp_path / "nope.csv"
+    with pytest.raises(mlacheck.MlacheckError, match="nope.csv does not exist"):
+        mlacheck.plan("scenarios", scenarios=str(missing))
+
+
+def test_repro_plan_has_the_one_case():
+    plan = mlacheck.plan(repro=BF16_MTP)
+    assert len(plan) == 1
+    case = plan[0]
+    assert case.id == "bf16-mtp"
+    assert case.kind == "mla_decode"
+    # the canonical form of the same problem: parsing it again gives the same case
+    assert mlacheck.plan(repro=case.repro)[0].repro == case.repro
+
+
+def test_malformed_repro_names_the_key():
+    with pytest.raises(mlacheck.MlacheckError, match="mlacheck_plan_open_repro: .*'heads'"):
+        mlacheck.plan(repro="mla_decode:heads=x")
+    with pytest.raises(mlacheck.MlacheckError, match="q=5.*exceeds kv_len=2"):
+        mlacheck.plan(repro="mla_decode:kv=2;q=5")
+
+
+def test_bad_arguments_are_refused_before_the_library():
+    with pytest.raises(ValueError, match="plan kind 'everything'"):
+        mlacheck.plan("everything")
+    with pytest.raises(ValueError, match="not both"):
+        mlacheck.plan("default", repro=BF16_MTP)
+    with pytest.raises(ValueError, match="size -1"):
+        mlacheck.plan("properties", size=-1)
+
+
+def test_indexing_and_backend_cases():
+    plan = mlacheck.plan("default", size=8)
+    assert plan[-1].id == plan[len(plan) - 1].id
+    with pytest.raises(IndexError):
+        plan[len(plan)]
+    backend_cases = list(plan.backend_cases())
+    assert backend_cases and all(c.kind == "mla_decode" for c in backend_cases)
+
+
+def test_kv_gather_cases_say_why_they_are_unsupported():
+    gather = next(c for c in mlacheck.plan("default", size=0) if c.kind == "kv_gather")
+    assert "mla_decode only" in gather.unsupported_reason
+    with pytest.raises(mlacheck.MlacheckError, match="kv_gather case") as info:
+        gather.problem
+    assert info.value.status == 2  # MLACHECK_ERROR_WRONG_CASE
