@@ -6,7 +6,7 @@
 #include "api/case_kind.hpp"
 #include "core/gather_problem.hpp"
 #include "core/mla_inputs.hpp"
-#include "device/backend/tensor_codec.hpp"
+#include "device/staging/tensor_codec.hpp"
 
 using mlacheck::api::api_call;
 using mlacheck::api::ApiError;

@@ -1,12 +1,12 @@
 // Codes, poison and guards for callers that stage tensors themselves: the values come from the
-// code the harness uses for its own buffers (core/dtype.hpp, device/backend/tensor_codec.hpp,
+// code the harness uses for its own buffers (core/dtype.hpp, device/staging/tensor_codec.hpp,
 // device/platform/guard_bytes.hpp), so Python never re-implements a codec or a pattern.
 #include <algorithm>
 #include <cstring>
 
 #include "api/abi_types.hpp"
 #include "api/api_call.hpp"
-#include "device/backend/tensor_codec.hpp"
+#include "device/staging/tensor_codec.hpp"
 #include "device/platform/guard_bytes.hpp"
 
 using mlacheck::api::api_call;

@@ -4,7 +4,7 @@
 
 #include "api/abi_types.hpp"
 #include "api/api_call.hpp"
-#include "device/backend/tensor_codec.hpp"
+#include "device/staging/tensor_codec.hpp"
 
 namespace mlacheck::api {
 

@@ -1,7 +1,7 @@
 #pragma once
 // An output a caller hands in (a strided host tensor of codes), read into row-major order and
 // decoded with core's codecs, each element flagged when it still holds the poison code: the same
-// decode the built-in backend applies to what it downloads (device/backend/tensor_codec.hpp).
+// decode the built-in backend applies to what it downloads (device/staging/tensor_codec.hpp).
 #include <cstdint>
 #include <span>
 #include <string>

@@ -5,7 +5,7 @@
 #include <new>
 #include <stdexcept>
 
-#include "device/staging/guard_pattern.hpp"
+#include "device/platform/guard_bytes.hpp"
 
 namespace mlacheck {
 
@@ -28,8 +28,9 @@ HostGuardedBuffer::HostGuardedBuffer(std::string name, std::size_t bytes)
     : name_(std::move(name)),
       bytes_(bytes),
       allocation_(static_cast<std::byte*>(::operator new[](bytes + 2 * kGuardBytes, kAlignment))) {
-  std::memcpy(allocation_.get(), kGuardPattern.data(), kGuardBytes);
-  std::memcpy(allocation_.get() + kGuardBytes + bytes_, kGuardPattern.data(), kGuardBytes);
+  static_assert(kGuardBytes == mlacheck::kGuardBytes, "host and device guards share one layout");
+  std::memcpy(allocation_.get(), guard_pattern().data(), kGuardBytes);
+  std::memcpy(allocation_.get() + kGuardBytes + bytes_, guard_pattern().data(), kGuardBytes);
 }
 
 void HostGuardedBuffer::upload(std::span<const std::byte> host) {
@@ -58,7 +59,8 @@ void HostGuardedBuffer::poison(std::uint32_t pattern) { fill(pattern); }
 
 std::vector<CanaryBreach> HostGuardedBuffer::check_guards() const {
   const std::byte* front = allocation_.get();
-  return guard_breaches(name_, std::span(front, kGuardBytes), std::span(front + kGuardBytes + bytes_, kGuardBytes));
+  return find_guard_breaches(name_, std::span<const std::byte, mlacheck::kGuardBytes>(front, kGuardBytes),
+                             std::span<const std::byte, mlacheck::kGuardBytes>(front + kGuardBytes + bytes_, kGuardBytes));
 }
 
 }  // namespace mlacheck
