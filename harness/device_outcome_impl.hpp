@@ -17,6 +17,8 @@ bool admit_case(CaseResult& row, const Backend* backend, std::string_view unavai
   }
   row.backend = backend->name();
   row.device = backend->device_name();
+  row.device_index = backend->device_index();
+  row.device_pci_bus_id = backend->device_pci_bus_id();
   if (auto why = backend->supports(p)) {
     row.state = ResultState::skipped;
     row.reason = *why;
