@@ -33,4 +33,12 @@ int print_summary(std::FILE* out, std::span<const CaseResult> rows) {
   return any_failure ? 1 : 0;
 }
 
+void print_nothing_checked(std::FILE* out, std::span<const CaseResult> rows, const std::string& no_gpu_reason) {
+  const auto skipped = std::count_if(rows.begin(), rows.end(), [](const CaseResult& r) { return r.state == ResultState::skipped; });
+  std::fprintf(out,
+               "NOTHING WAS CHECKED ON A DEVICE: no GPU (%s); all %ld device cases are SKIPPED and only the "
+               "oracle's self-checks ran\n",
+               no_gpu_reason.c_str(), static_cast<long>(skipped));
+}
+
 }  // namespace mlacheck::cli

@@ -2,10 +2,15 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 
+#include "cli/device_preflight.hpp"
+#include "cli/exit_status.hpp"
 #include "cli/isolated_case.hpp"
 #include "cli/kill_matrix_table.hpp"
 #include "cli/result_table.hpp"
+#include "plan/data_files.hpp"
+#include "plan/run_plan.hpp"
 #include "scenarios/kill_matrix.hpp"
 #include "scenarios/known_bugs.hpp"
 #include "scenarios/scenario.hpp"
@@ -14,17 +19,27 @@ namespace mlacheck::cli {
 
 namespace {
 
-// One line per scenario: its clean state and its own fault's state, with the reasons that matter.
+std::string repro_of(const scenarios::Scenario& s) {
+  return std::visit([](const auto& p) { return to_repro(p); }, s.problem);
+}
+
+// One line per scenario: its clean state and how its own fault was caught, with the reasons
+// that matter.
 void print_scenario_line(const scenarios::Scenario& s, const scenarios::KillMatrixRow& row, const CaseResult& own) {
   const auto clean = to_string(row.clean.state);
   const auto fault = to_string(s.fault);
-  const auto state = to_string(own.state);
-  std::printf("%-44s %-3s clean %-8.*s %.*s %.*s", s.id.c_str(), s.upstream.c_str(), static_cast<int>(clean.size()),
-              clean.data(), static_cast<int>(fault.size()), fault.data(), static_cast<int>(state.size()), state.data());
+  const scenarios::HowCaught how = scenarios::how_caught(own);
+  std::printf("%-44s %-3s clean %-8.*s %.*s: ", s.id.c_str(), s.upstream.c_str(), static_cast<int>(clean.size()),
+              clean.data(), static_cast<int>(fault.size()), fault.data());
+  if (scenarios::caught(own.state)) {
+    std::printf("caught by %s", how.detail.c_str());
+  } else {
+    const auto state = to_string(own.state);
+    std::printf("NOT caught (%.*s)", static_cast<int>(state.size()), state.data());
+  }
+  std::printf(" [designed: %s]", scenarios::join_catch_kinds(s.caught_by).c_str());
   if (row.clean.state != ResultState::passed && !row.clean.reason.empty()) {
     std::printf("\n    clean: %s", row.clean.reason.c_str());
-  } else if (!own.reason.empty()) {
-    std::printf("\n    %s", own.reason.c_str());
   }
   std::printf("\n");
 }
@@ -34,51 +49,69 @@ void print_scenario_line(const scenarios::Scenario& s, const scenarios::KillMatr
 void add_scenarios_command(CLI::App& app, ScenariosOptions& options) {
   CLI::App* cmd = app.add_subcommand(
       "scenarios", "Run every upstream scenario clean and with every fault, and print the kill matrix");
-  cmd->add_option("--file", options.file, "Scenario table (scenarios/README.md)")->capture_default_str();
-  cmd->add_option("--known-bugs", options.known_bugs, "Known-bug table; empty for none")->capture_default_str();
-  cmd->add_option("--device", options.device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--file", options.file, "Scenario table (default: scenarios/upstream.csv, scenarios/README.md)");
+  cmd->add_option("--known-bugs", options.known_bugs, "Known-bug table (default: scenarios/known_bugs.csv); empty for none");
+  cmd->add_option("--device", options.device, "GPU index (default 0)")->check(CLI::NonNegativeNumber);
   cmd->add_flag("--verbose,-v", options.verbose, "Print every row of the matrix with its repro string");
+  cmd->add_flag("--list", options.list, "List the scenarios (id, bug, fault, how it is caught) and run nothing");
+  cmd->add_option("--timeout", options.timeout_base_s, "Watchdog base limit per case in seconds (grows with size)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
 }
 
 int run_scenarios(const ScenariosOptions& options) {
   // A table that does not load is the user's input error: TableError propagates to main (exit 2).
-  const std::vector<scenarios::Scenario> table = scenarios::load_scenarios(options.file);
+  const std::string file = scenario_table_path(options.file);
+  if (file.empty()) throw std::invalid_argument("no scenario table: scenarios/upstream.csv is in neither the working directory nor the source tree; pass --file");
+  const std::vector<scenarios::Scenario> table = scenarios::load_scenarios(file);
+  const std::string known_file = options.known_bugs ? (options.known_bugs->empty() ? "" : known_bug_table_path(*options.known_bugs))
+                                                     : known_bug_table_path("");
   const std::vector<scenarios::KnownBug> known =
-      options.known_bugs.empty() ? std::vector<scenarios::KnownBug>{} : scenarios::load_known_bugs(options.known_bugs);
-  const ProbedDevice device = probe_device(options.device);
-  const bool available = !device.name.empty();
-  std::printf("device: %s\n", available ? device.name.c_str() : ("none: " + device.unavailable_reason).c_str());
-  std::printf("%zu scenarios from %s, each clean and with %zu faults\n", table.size(), options.file.c_str(),
-              std::size(kAllFaults));
+      known_file.empty() ? std::vector<scenarios::KnownBug>{} : scenarios::load_known_bugs(known_file);
+  if (options.list) {
+    std::printf("%zu scenarios from %s; known bugs from %s\n", table.size(), file.c_str(),
+                known_file.empty() ? "(none)" : known_file.c_str());
+    for (const scenarios::Scenario& s : table) {
+      const auto fault = to_string(s.fault);
+      std::printf("%-44s %-3s %-32.*s caught by %s\n", s.id.c_str(), s.upstream.c_str(), static_cast<int>(fault.size()),
+                  fault.data(), scenarios::join_catch_kinds(s.caught_by).c_str());
+    }
+    return kExitOk;
+  }
+  const DevicePlan devices = preflight_devices(options.device.value_or(0));
+  const bool available = !devices.devices.empty();
+  const int device = available ? devices.devices.front() : 0;
+  std::printf("device: %s\n", available ? ("GPU " + std::to_string(device) + " " + devices.names.front()).c_str()
+                                        : ("none: " + devices.no_gpu_reason).c_str());
+  std::printf("%zu scenarios from %s, each clean and with %zu faults, each case in a process of its own\n",
+              table.size(), file.c_str(), std::size(kAllFaults));
 
   std::size_t done = 0;
   const auto on_row = [&](const CaseResult& row) {
     if (options.verbose) print_row(stdout, row, true);
     ++done;
   };
-  // Each case in a process of its own where there is a device: a fault may lose it.
+  // Each case in a process of its own where there is a device: a fault may lose it or hang.
   const scenarios::ScenarioRunner run = [&](const scenarios::Scenario& s, const FaultSet& f) {
-    return available ? run_case_in_child(s.problem, f, options.device)
-                     : scenarios::run_scenario(s, nullptr, device.unavailable_reason, f);
+    if (!available) return scenarios::run_scenario(s, nullptr, devices.no_gpu_reason, f);
+    return run_case_in_child(s.problem, f, device, case_timeout_s(repro_of(s), options.timeout_base_s));
   };
   const scenarios::KillMatrix m = scenarios::run_kill_matrix(table, run, known, on_row);
   for (std::size_t r = 0; r < m.rows.size(); ++r) {
-    const auto& row = m.rows[r];
-    const std::size_t own = static_cast<std::size_t>(
-        std::find(m.faults.begin(), m.faults.end(), row.intended) - m.faults.begin());
-    print_scenario_line(table[r], row, row.with_fault[own]);
+    print_scenario_line(table[r], m.rows[r], m.cell_row(r, m.rows[r].intended));
   }
   std::printf("\n");
   print_kill_matrix(stdout, m);
 
+  if (!available) {
+    std::printf("NOTHING WAS CHECKED ON A DEVICE: no GPU (%s); all %zu cases are SKIPPED\n",
+                devices.no_gpu_reason.c_str(), done);
+    return kExitOk;
+  }
   const std::vector<std::string> problems = scenarios::kill_matrix_problems(m);
   for (const std::string& p : problems) std::printf("PROBLEM: %s\n", p.c_str());
-  if (!available) {
-    std::printf("%zu cases SKIPPED: %s\n", done, device.unavailable_reason.c_str());
-    return 0;
-  }
   std::printf("%s: %zu cases, %zu problems\n", problems.empty() ? "ok" : "NOT OK", done, problems.size());
-  return problems.empty() ? 0 : 1;
+  return problems.empty() ? kExitOk : kExitCaseFailed;
 }
 
 }  // namespace mlacheck::cli

@@ -14,6 +14,8 @@
 #include "core/mla_problem.hpp"
 #include "harness/case_prefetch.hpp"
 #include "harness/oracle_self_check.hpp"
+#include "harness/refusal_policy.hpp"
+#include "device/platform/device_info.hpp"
 
 namespace mlacheck::cli {
 
@@ -79,6 +81,7 @@ int run_worker(const WorkerOptions& options) {
   if (device_lines.empty()) return 0;
 
   BackendOrReason hip = make_hip_backend(options.device);
+  const bool gpus_present = probe_devices().count > 0;
   std::vector<SweepCase> cases;
   for (std::size_t i : device_lines) cases.push_back(to_sweep_case(lines[i].run_case.repro));
   bool device_lost = false;
@@ -88,6 +91,7 @@ int run_worker(const WorkerOptions& options) {
   try {
     run_cases(cases, hip.backend.get(), hip.reason, {}, PrefetchOptions{options.lookahead},
               [&](std::size_t k, CaseResult row) {
+                settle_unrun_case(row, lines[device_lines[k]].run_case.origin, hip.backend != nullptr, gpus_present);
                 break_on_purpose(row.id);
                 write_all(options.result_fd, encode_row_frame(lines[device_lines[k]].index, row));
                 if (row.device_lost) {

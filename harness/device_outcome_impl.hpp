@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "device/platform/gpu_error.hpp"
+#include "harness/lost_case.hpp"
 
 namespace mlacheck {
 
@@ -33,7 +34,7 @@ void guard_device_run(CaseResult& row, Body&& body) {
     body();
   } catch (const GpuError& e) {
     row.state = ResultState::errored;
-    row.reason = e.what();
+    row.reason = e.device_lost() ? device_lost_reason(e.what()) : e.what();
     row.device_lost = e.device_lost();
   } catch (const std::exception& e) {
     row.state = ResultState::errored;

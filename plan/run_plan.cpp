@@ -19,8 +19,18 @@ namespace {
 
 bool is_gather(const std::string& repro) { return repro.rfind("kv_gather:", 0) == 0; }
 
-std::string repro_of(const scenarios::ScenarioProblem& p) {
-  return std::visit([](const auto& problem) { return to_repro(problem); }, p);
+// The scenario's problem renamed to its plan id, so the repro, the row and the plan agree.
+std::string repro_of(scenarios::ScenarioProblem p, const std::string& id) {
+  return std::visit(
+      [&id](auto& problem) {
+        problem.name = id;
+        return to_repro(problem);
+      },
+      p);
+}
+
+std::string name_in(const std::string& repro) {
+  return is_gather(repro) ? parse_kv_gather(repro).name : parse_mla_decode(repro).name;
 }
 
 // Draws `count` problems from the property generators, sizes growing as rapidcheck's do, one
@@ -41,7 +51,7 @@ std::vector<RunCase> property_sweep(std::uint64_t seed, int count) {
       p.name = "sweep-" + std::to_string(i);
       repro = to_repro(p);
     }
-    out.push_back({"sweep-" + std::to_string(i), RunCase::Kind::device, repro, 0.0});
+    out.push_back({"sweep-" + std::to_string(i), RunCase::Kind::device, repro, 0.0, CaseOrigin::generated});
   }
   return out;
 }
@@ -60,16 +70,15 @@ std::vector<RunCase> build_run_plan(const RunPlanOptions& options) {
   std::vector<RunCase> plan;
   if (!options.case_repro.empty()) {
     // Parse now: a malformed repro string is reported before any process starts.
-    const std::string id = is_gather(options.case_repro) ? parse_kv_gather(options.case_repro).name
-                                                         : parse_mla_decode(options.case_repro).name;
-    plan.push_back({id, RunCase::Kind::device, options.case_repro, 0.0});
+    plan.push_back({name_in(options.case_repro), RunCase::Kind::device, options.case_repro, 0.0});
   } else {
     for (const MlaDecodeProblem& p : oracle_self_check_problems(options.seed)) {
       plan.push_back({p.name, RunCase::Kind::oracle_self_check, to_repro(p), 0.0});
     }
     if (!options.scenarios_file.empty()) {
       for (const scenarios::Scenario& s : scenarios::load_scenarios(options.scenarios_file)) {
-        plan.push_back({"scenario." + s.id, RunCase::Kind::device, repro_of(s.problem), 0.0});
+        const std::string id = "scenario." + s.id;
+        plan.push_back({id, RunCase::Kind::device, repro_of(s.problem, id), 0.0});
       }
     }
     for (const MlaDecodeProblem& p : default_mla_sweep(options.seed)) {
@@ -83,6 +92,9 @@ std::vector<RunCase> build_run_plan(const RunPlanOptions& options) {
   std::set<std::string> ids;
   for (RunCase& c : plan) {
     if (!ids.insert(c.id).second) throw std::logic_error("run plan: case id '" + c.id + "' appears twice");
+    if (name_in(c.repro) != c.id) {
+      throw std::logic_error("run plan: case id '" + c.id + "' is not the name in its repro string " + c.repro);
+    }
     c.timeout_s = case_timeout_s(c.repro, options.timeout_base_s);
   }
   return plan;

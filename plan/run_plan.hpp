@@ -2,10 +2,15 @@
 // What `mlacheck run` runs, as a flat list of cases with ids: the oracle self-checks, every
 // scenario (clean), the default sweep and a property sweep drawn from the rapidcheck generators,
 // or the one case of --case. Each case travels to a worker process as its repro string.
+//
+// One id per case everywhere: a case's id is also the name in its repro string, so the row a
+// worker finishes, the row the supervisor writes for a case it lost, and the plan entry that
+// --resume looks up all carry the same id.
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "harness/refusal_policy.hpp"
 
 namespace mlacheck {
 
@@ -13,8 +18,11 @@ struct RunCase {
   enum class Kind : std::uint8_t { oracle_self_check, device };
   std::string id;
   Kind kind = Kind::device;
-  std::string repro;  // mla_decode:... or kv_gather:...
+  std::string repro;  // mla_decode:... or kv_gather:...; its name is the id
   double timeout_s = 0.0;  // the watchdog's limit for this case
+  // Curated cases (scenarios, the default sweep, --case) must run; only generated ones (the
+  // property sweep) may be SKIPPED by the backend's supports() (harness/refusal_policy.hpp).
+  CaseOrigin origin = CaseOrigin::curated;
 };
 
 struct RunPlanOptions {
