@@ -79,3 +79,16 @@ mlacheck_cli_test(cli.usage.parse_only 0 "" --parse-only run --seed 3 --shard 0/
 add_test(NAME cli.scenarios.finds_its_tables_from_any_directory
          COMMAND sh -c "cd / && out=$(\"$0\" scenarios --list 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 0 ] && echo \"$out\" | grep -q 'scenarios/upstream.csv; known bugs from .*scenarios/known_bugs.csv' && echo \"$out\" | grep -q '^s4_deepseek_v3_tp8_qlen6 .*caught by comparison'"
                  $<TARGET_FILE:mlacheck>)
+
+# `mlacheck run` without --out writes mlacheck-report/ in the working directory and says where
+# report.html is (one case: shard 0 of 1000).
+add_test(NAME cli.run.writes_reports_by_default
+         COMMAND sh -c "rm -rf '${_work}/default' && mkdir -p '${_work}/default' && cd '${_work}/default' && out=$(\"$0\" run --shard 0/1000 --property-cases 0 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 0 ] && echo \"$out\" | grep -q '^report: ${_work}/default/mlacheck-report/report.html' && test -s mlacheck-report/report.csv && test -s mlacheck-report/junit.xml"
+                 $<TARGET_FILE:mlacheck>)
+set_tests_properties(cli.run.writes_reports_by_default PROPERTIES FIXTURES_REQUIRED report_commands_work)
+# Without any GPU the run stays green (SKIPPED is no failure) but says so plainly. Skipped (77)
+# where a GPU is present.
+add_test(NAME cli.run.without_a_gpu_says_nothing_was_checked
+         COMMAND sh -c "\"$0\" devices | grep -q '^devices: none' || exit 77; out=$(\"$0\" run --case mla_decode:name=nogpu 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 0 ] && echo \"$out\" | grep -q '^NOTHING WAS CHECKED ON A DEVICE: no GPU (.*); all 1 device cases are SKIPPED$'"
+                 $<TARGET_FILE:mlacheck>)
+set_tests_properties(cli.run.without_a_gpu_says_nothing_was_checked PROPERTIES SKIP_RETURN_CODE 77)

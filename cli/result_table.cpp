@@ -34,11 +34,12 @@ int print_summary(std::FILE* out, std::span<const CaseResult> rows) {
 }
 
 void print_nothing_checked(std::FILE* out, std::span<const CaseResult> rows, const std::string& no_gpu_reason) {
-  const auto skipped = std::count_if(rows.begin(), rows.end(), [](const CaseResult& r) { return r.state == ResultState::skipped; });
-  std::fprintf(out,
-               "NOTHING WAS CHECKED ON A DEVICE: no GPU (%s); all %ld device cases are SKIPPED and only the "
-               "oracle's self-checks ran\n",
-               no_gpu_reason.c_str(), static_cast<long>(skipped));
+  const auto on_cpu = std::count_if(rows.begin(), rows.end(), [](const CaseResult& r) { return r.path == "oracle"; });
+  const auto device = static_cast<long>(rows.size()) - static_cast<long>(on_cpu);
+  std::fprintf(out, "NOTHING WAS CHECKED ON A DEVICE: no GPU (%s); all %ld device cases are SKIPPED", no_gpu_reason.c_str(),
+               device);
+  if (on_cpu > 0) std::fprintf(out, "; only the %ld oracle self-checks ran (on the CPU)", static_cast<long>(on_cpu));
+  std::fprintf(out, "\n");
 }
 
 }  // namespace mlacheck::cli

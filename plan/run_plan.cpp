@@ -43,11 +43,11 @@ std::vector<RunCase> property_sweep(std::uint64_t seed, int count) {
     const rc::Random draw = random.split();
     std::string repro;
     if (i % 8 == 7) {
-      KvGatherProblem p = gen_kv_gather_problem()(draw, size).value();
+      KvGatherProblem p = gen_kv_gather_problem(property_sweep_gather_limits())(draw, size).value();
       p.name = "sweep-" + std::to_string(i);
       repro = to_repro(p);
     } else {
-      MlaDecodeProblem p = gen_mla_decode_problem()(draw, size).value();
+      MlaDecodeProblem p = gen_mla_decode_problem(property_sweep_limits())(draw, size).value();
       p.name = "sweep-" + std::to_string(i);
       repro = to_repro(p);
     }
@@ -57,6 +57,17 @@ std::vector<RunCase> property_sweep(std::uint64_t seed, int count) {
 }
 
 }  // namespace
+
+MlaGenLimits property_sweep_limits() {
+  return {.max_batch = 64,
+          .max_kv_len = 16384,
+          .long_kv_percent = 3,
+          .max_oracle_flops = 1.6e10,  // about 1 s of the Eigen oracle on one core (~17 GFLOP/s)
+          .device_shapes_only = true,
+          .heads128_percent = 12};
+}
+
+GatherGenLimits property_sweep_gather_limits() { return {.max_batch = 16, .max_kv_len = 4096}; }
 
 double case_timeout_s(const std::string& repro, double base_s) {
   if (is_gather(repro)) return base_s;

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "harness/refusal_policy.hpp"
+#include "properties/support/gather_problem_gen.hpp"
+#include "properties/support/mla_problem_gen.hpp"
 
 namespace mlacheck {
 
@@ -32,6 +34,13 @@ struct RunPlanOptions {
   std::string scenarios_file;  // "" for none
   double timeout_base_s = 120.0;
 };
+
+// The property sweep's generator bounds, reached by its last cases (sizes grow over the sweep):
+// realistic serving shapes (up to 64 requests, caches to 16k tokens, one rank of 128 heads in 12%
+// of cases, 3% with a request at the 16k boundary), only shapes the kernels take, and the oracle's
+// work per case bounded to about a second of one core (docs/properties.md has the cost).
+MlaGenLimits property_sweep_limits();
+GatherGenLimits property_sweep_gather_limits();
 
 // Throws for a malformed --case repro string or scenario file (the user's input errors).
 std::vector<RunCase> build_run_plan(const RunPlanOptions& options);
