@@ -9,6 +9,7 @@
 
 #include "device/kernels/split_kv_plan.hpp"
 #include "properties/gpu/case_limits.hpp"
+#include "properties/support/gather_problem_gen.hpp"
 #include "properties/support/mla_problem_gen.hpp"
 
 namespace mlacheck {
@@ -57,6 +58,19 @@ TEST(GeneratorDomain, TheKernelsRefuseExactlyWhatLiesOutsideTheDeviceShapes) {
     outside += device_shape(p) ? 0 : 1;
   }
   EXPECT_GT(outside, kDraws / 4) << "the refusal test would rarely see a refusal";
+}
+
+TEST(GeneratorDomain, GathersIncludeOneHeadNhdCachesWithTiedStrides) {
+  // One kv head in NHD, token-major and dense: head_stride == token_stride. The generator once
+  // steered these to head-major strides around a validate() bug that is fixed.
+  rc::Random random(13);
+  const rc::Gen<KvGatherProblem> gen = gen_kv_gather_problem();
+  int tied = 0;
+  for (int i = 0; i < kDraws; ++i) {
+    const KvGatherProblem p = gen(random.split(), i % 101).value();
+    tied += p.layout == CacheLayout::nhd && p.num_kv_heads == 1 && p.block_size > 1 && p.head_stride == p.token_stride;
+  }
+  EXPECT_GT(tied, 0);
 }
 
 }  // namespace
