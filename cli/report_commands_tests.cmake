@@ -92,3 +92,9 @@ add_test(NAME cli.run.without_a_gpu_says_nothing_was_checked
          COMMAND sh -c "\"$0\" devices | grep -q '^devices: none' || exit 77; out=$(\"$0\" run --case mla_decode:name=nogpu 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 0 ] && echo \"$out\" | grep -q '^NOTHING WAS CHECKED ON A DEVICE: no GPU (.*); all 1 device cases are SKIPPED$'"
                  $<TARGET_FILE:mlacheck>)
 set_tests_properties(cli.run.without_a_gpu_says_nothing_was_checked PROPERTIES SKIP_RETURN_CODE 77)
+# --resume keeps a row only when it is this plan's case of that id: another --seed or --case under
+# the same id is refused (exit 2), not mixed into the report.
+add_test(NAME cli.run.resume_refuses_another_case_under_an_id
+         COMMAND sh -c "m=$0; d='${_work}/mixed'; rm -rf \"$d\"; \"$m\" run --case 'mla_decode:name=r1;heads=16' --out \"$d\" || exit 1; out=$(\"$m\" run --case 'mla_decode:name=r1;heads=32' --out \"$d\" --resume 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 2 ] && echo \"$out\" | grep -q \"the report's case 'r1' is not this run's case of that id\""
+                 $<TARGET_FILE:mlacheck>)
+set_tests_properties(cli.run.resume_refuses_another_case_under_an_id PROPERTIES FIXTURES_REQUIRED report_commands_work)
