@@ -26,9 +26,13 @@ CaseResult run_in_child(const CaseResult& stub, const std::function<CaseResult()
       },
       timeout_s);
   if (outcome.reported) {
-    std::string buffer = outcome.output;
-    std::vector<RowFrame> frames = take_row_frames(buffer);
-    if (frames.size() == 1 && buffer.empty()) return std::move(frames.front().row);
+    try {
+      std::string buffer = outcome.output;
+      std::vector<RowFrame> frames = take_row_frames(buffer);
+      if (frames.size() == 1 && buffer.empty()) return std::move(frames.front().row);
+    } catch (const std::exception&) {
+      // a garbled row: reported below as the child's failure
+    }
   }
   CaseResult row = stub;
   row.state = ResultState::errored;
