@@ -1,83 +1,49 @@
 #include "cli/isolated_case.hpp"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <stdexcept>
 #include <string>
+#include <vector>
 
-#include "cli/supervisor.hpp"
+#include "cli/forked_child.hpp"
 #include "cli/worker_protocol.hpp"
 #include "device/backend_factory.hpp"
 #include "harness/device_outcome.hpp"
 #include "harness/gather_case.hpp"
+#include "harness/lost_case.hpp"
 #include "harness/mla_case.hpp"
 
 namespace mlacheck::cli {
 
-namespace {
-
-[[noreturn]] void fail_errno(const char* what) {
-  throw std::runtime_error(std::string(what) + ": " + std::strerror(errno));
-}
-
-// The child's side: run, write the frame, leave without running the runtime's teardown (after a
-// lost device it can hang or abort, and the row is already out).
-[[noreturn]] void child(int fd, const CaseResult& stub, const std::function<CaseResult()>& job) {
-  CaseResult row = stub;
-  try {
-    row = job();
-  } catch (const std::exception& e) {
-    row.state = ResultState::errored;
-    row.reason = e.what();
+CaseResult run_in_child(const CaseResult& stub, const std::function<CaseResult()>& job, double timeout_s) {
+  const ChildOutcome outcome = run_forked(
+      [&] {
+        CaseResult row = stub;
+        try {
+          row = job();
+        } catch (const std::exception& e) {
+          row.state = ResultState::errored;
+          row.reason = e.what();
+        }
+        return encode_row_frame(0, row);
+      },
+      timeout_s);
+  if (outcome.reported) {
+    try {
+      std::string buffer = outcome.output;
+      std::vector<RowFrame> frames = take_row_frames(buffer);
+      if (frames.size() == 1 && buffer.empty()) return std::move(frames.front().row);
+    } catch (const std::exception&) {
+      // a garbled row: reported below as the child's failure
+    }
   }
-  const std::string frame = encode_row_frame(0, row);
-  std::size_t done = 0;
-  while (done < frame.size()) {
-    const ssize_t n = ::write(fd, frame.data() + done, frame.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) ::_exit(1);
-    done += static_cast<std::size_t>(n);
-  }
-  ::_exit(0);
-}
-
-}  // namespace
-
-CaseResult run_in_child(const CaseResult& stub, const std::function<CaseResult()>& job) {
-  int fds[2];
-  if (::pipe(fds) != 0) fail_errno("pipe for a case's row");
-  std::fflush(nullptr);  // the child's exit must not repeat buffered output
-  const pid_t pid = ::fork();
-  if (pid < 0) fail_errno("fork for a case");
-  if (pid == 0) {
-    ::close(fds[0]);
-    child(fds[1], stub, job);
-  }
-  ::close(fds[1]);
-  std::string buffer;
-  char chunk[65536];
-  while (true) {
-    const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    buffer.append(chunk, static_cast<std::size_t>(n));
-  }
-  ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  std::vector<RowFrame> frames = take_row_frames(buffer);
-  if (!frames.empty()) return std::move(frames.front().row);
   CaseResult row = stub;
   row.state = ResultState::errored;
-  row.reason = "the case's process died before reporting: " + describe_exit(status);
+  row.reason = outcome.timed_out ? watchdog_reason(timeout_s, "the case's process")
+                                 : process_died_reason("the case's process", outcome.reported ? "a garbled row" : outcome.ended);
   return row;
 }
 
-CaseResult run_case_in_child(const SweepCase& c, const FaultSet& faults, int device, const std::string& backend_spec) {
+CaseResult run_case_in_child(const SweepCase& c, const FaultSet& faults, int device, double timeout_s,
+                             const std::string& backend_spec) {
   CaseResult stub;
   std::visit(
       [&](const auto& p) {
@@ -87,7 +53,7 @@ CaseResult run_case_in_child(const SweepCase& c, const FaultSet& faults, int dev
       c);
   stub.op = stub.repro.substr(0, stub.repro.find(':'));
   stub.faults = describe_faults(faults);
-  return run_in_child(stub, [&] {
+  const auto job = [&] {
     BackendOrReason backend = make_backend(backend_spec, device);
     return std::visit(
         [&](const auto& p) -> CaseResult {
@@ -98,21 +64,8 @@ CaseResult run_case_in_child(const SweepCase& c, const FaultSet& faults, int dev
           }
         },
         c);
-  });
-}
-
-ProbedDevice probe_device(int device, const std::string& backend_spec) {
-  CaseResult stub;
-  stub.id = "device-probe";
-  const CaseResult row = run_in_child(stub, [&] {
-    CaseResult out = stub;
-    BackendOrReason backend = make_backend(backend_spec, device);
-    out.device = backend.backend ? backend.backend->device_name() : "";
-    out.reason = backend.reason;
-    return out;
-  });
-  if (row.state == ResultState::errored) return {"", row.reason, true};
-  return {row.device, row.reason, false};
+  };
+  return run_in_child(stub, job, timeout_s);
 }
 
 }  // namespace mlacheck::cli

@@ -7,6 +7,7 @@
 #include "cli/bench_command.hpp"
 #include "cli/devices_command.hpp"
 #include "cli/diff_command.hpp"
+#include "cli/exit_status.hpp"
 #include "cli/merge_command.hpp"
 #include "cli/mutate_command.hpp"
 #include "cli/run_command.hpp"
@@ -16,6 +17,10 @@
 int main(int argc, char** argv) {
   CLI::App app{"mlacheck: verifies MLA decode backends against a CPU oracle"};
   app.require_subcommand(1);
+  // Hidden: parse the command line, run nothing. The docs check (scripts/check-doc-commands.sh)
+  // runs every command line of README.md and docs/ this way, so a renamed option fails CI.
+  bool parse_only = false;
+  app.add_flag("--parse-only", parse_only, "Parse the command line and exit")->group("");
   mlacheck::cli::RunOptions run_options;
   mlacheck::cli::add_run_command(app, run_options);
   mlacheck::cli::add_devices_command(app);
@@ -34,8 +39,9 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return mlacheck::cli::parse_error_status(app, e);
   }
+  if (parse_only) return mlacheck::cli::kExitOk;
   try {
     if (app.got_subcommand("run")) return mlacheck::cli::run(run_options);
     if (app.got_subcommand("devices")) return mlacheck::cli::list_devices();
@@ -47,7 +53,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("worker")) return mlacheck::cli::run_worker(worker_options);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mlacheck: error: %s\n", e.what());
-    return 2;
+    return mlacheck::cli::kExitUsage;
   }
-  return 2;
+  return mlacheck::cli::kExitUsage;
 }

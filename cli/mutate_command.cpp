@@ -5,8 +5,11 @@
 
 #include <rapidcheck/detail/Configuration.h>
 
+#include "cli/device_preflight.hpp"
+#include "cli/exit_status.hpp"
 #include "cli/fault_search.hpp"
 #include "cli/isolated_case.hpp"
+#include "plan/run_plan.hpp"
 
 namespace mlacheck::cli {
 
@@ -40,32 +43,41 @@ void add_mutate_command(CLI::App& app, MutateOptions& options) {
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   cmd->add_option("--device", options.device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--timeout", options.timeout_base_s, "Watchdog base limit per case in seconds (grows with size)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
 }
 
 int run_mutate(const MutateOptions& options) {
   const std::vector<Fault> faults = chosen_faults(options.faults);
-  const ProbedDevice device = probe_device(options.device);
-  if (device.name.empty()) {
+  const DevicePlan devices = preflight_devices(options.device);
+  if (devices.devices.empty()) {
     for (Fault f : faults) {
       const auto name = to_string(f);
-      std::printf("%-32.*s SKIPPED: %s\n", static_cast<int>(name.size()), name.data(),
-                  device.unavailable_reason.c_str());
+      std::printf("%-32.*s SKIPPED: %s\n", static_cast<int>(name.size()), name.data(), devices.no_gpu_reason.c_str());
     }
-    return 0;
+    std::printf("NOTHING WAS CHECKED ON A DEVICE: no GPU (%s)\n", devices.no_gpu_reason.c_str());
+    return kExitOk;
   }
   // rapidcheck announces its configuration on first use; let that happen before the table.
   rc::detail::configuration();
-  std::printf("device: %s; seed %llu, up to %d cases per fault, each case in a process of its own\n",
-              device.name.c_str(), static_cast<unsigned long long>(options.seed), options.max_cases);
-  const CaseRunner run = [&](const SweepCase& c, const FaultSet& f) { return run_case_in_child(c, f, options.device); };
+  std::printf("device: GPU %d %s; seed %llu, up to %d cases per fault, each case in a process of its own\n",
+              options.device, devices.names.front().c_str(), static_cast<unsigned long long>(options.seed),
+              options.max_cases);
+  const CaseRunner run = [&](const SweepCase& c, const FaultSet& f) {
+    const std::string repro = std::visit([](const auto& p) { return to_repro(p); }, c);
+    return run_case_in_child(c, f, options.device, case_timeout_s(repro, options.timeout_base_s));
+  };
   std::printf("%-32s %-7s %6s %8s  %s\n", "fault", "caught", "cases", "shrinks", "counterexample");
-  int exit_status = 0;
+  int exit_status = kExitOk;
   for (Fault f : faults) {
     FaultSearchOptions search{options.seed, options.max_cases, {}, {}};
     search.mla_limits.max_batch = search.gather_limits.max_batch = options.max_batch;
     search.mla_limits.max_kv_len = search.gather_limits.max_kv_len = options.max_kv_len;
     // Keeps the oracle's side of one case near a second however many heads were drawn.
     search.mla_limits.max_oracle_flops = 4e9;
+    // Cases the kernels refuse prove nothing about a fault: draw only what they take.
+    search.mla_limits.device_shapes_only = true;
     const FaultSearchResult r = search_fault(f, run, search);
     const auto name = to_string(f);
     std::printf("%-32.*s %-7s %6d %8d", static_cast<int>(name.size()), name.data(), r.caught ? "yes" : "NO", r.cases,
@@ -74,11 +86,11 @@ int run_mutate(const MutateOptions& options) {
       std::printf("  %s\n    %s\n", r.repro.c_str(), r.caught_as.c_str());
     } else {
       std::printf("  survived %d cases%s%s\n", r.cases, r.error.empty() ? "" : ": ", r.error.c_str());
-      exit_status = 1;
+      exit_status = kExitCaseFailed;
     }
     for (const std::string& repro : r.clean_failures) {
       std::printf("    the correct pipeline fails: %s\n", repro.c_str());
-      exit_status = 1;
+      exit_status = kExitCaseFailed;
     }
     std::fflush(stdout);
   }

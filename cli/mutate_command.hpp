@@ -1,8 +1,10 @@
 #pragma once
 // `mlacheck mutate`: the random properties against each fault in turn (fault_search.hpp); per
 // fault whether it was caught, after how many cases, and the shrunk counterexample's repro. Exit
-// status 1 when a fault survives or the correct pipeline failed a generated case; without a GPU
-// every fault is SKIPPED with the reason and the status is 0.
+// status 1 when a fault survives or the correct pipeline failed a generated case; 2 for a setup
+// that cannot run (--device of a GPU that does not exist or cannot be used); without any GPU every
+// fault is SKIPPED with the reason, the output says nothing was checked, and the status is 0.
+// Every case runs in a process of its own under a watchdog: a hang costs that case.
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
@@ -21,6 +23,7 @@ struct MutateOptions {
   int max_batch = 8;
   int max_kv_len = 2048;
   int device = 0;                   // --device
+  double timeout_base_s = 120.0;    // --timeout: the watchdog's base limit per case
 };
 
 void add_mutate_command(CLI::App& app, MutateOptions& options);

@@ -1,6 +1,5 @@
-# End-to-end tests of `mlacheck diff`, `mlacheck merge` and `run --out` through the executable:
-# exit statuses and messages, which the library tests cannot see. The fixtures are the committed
-# reports of reports/tests/data.
+# End-to-end tests of the mlacheck executable's commands: exit statuses and messages, which the
+# library tests cannot see. The fixtures are the committed reports of reports/tests/data.
 set(_data ${PROJECT_SOURCE_DIR}/reports/tests/data)
 set(_work ${CMAKE_CURRENT_BINARY_DIR}/report_commands)
 
@@ -13,24 +12,89 @@ function(mlacheck_cli_test name status pattern)
   set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED report_commands_work)
 endfunction()
 
-# A scratch folder with a report cut mid-row, as a killed run would leave it.
+# A scratch folder with a report cut mid-row, as a killed run would leave it, and a report that
+# lacks the last case of base.csv.
 add_test(NAME cli.report_commands.setup
-         COMMAND sh -c "rm -rf '${_work}' && mkdir -p '${_work}' && head -c 900 '${_data}/base.csv' > '${_work}/torn.csv'")
+         COMMAND sh -c "rm -rf '${_work}' && mkdir -p '${_work}' && head -c 900 '${_data}/base.csv' > '${_work}/torn.csv' && head -n 5 '${_data}/base.csv' > '${_work}/subset.csv' && cp '${_data}/base.csv' '${_work}/shard.csv'")
 set_tests_properties(cli.report_commands.setup PROPERTIES FIXTURES_SETUP report_commands_work)
 
-mlacheck_cli_test(cli.diff.same_report 0 "^0 regressed cases of 5 in both reports" diff ${_data}/base.csv ${_data}/base.csv)
-mlacheck_cli_test(cli.diff.regression 1 "^2 regressed cases of 4 in both reports" diff ${_data}/base.csv ${_data}/regressed.csv)
-mlacheck_cli_test(cli.diff.looser_factor 1 "^1 regressed cases of 4" diff --factor 3 ${_data}/base.csv ${_data}/regressed.csv)
+mlacheck_cli_test(cli.diff.same_report 0 "^0 regressed cases: 0 of 5 in both reports, 0 missing" diff ${_data}/base.csv ${_data}/base.csv)
+mlacheck_cli_test(cli.diff.regression 1 "^3 regressed cases: 2 of 4 in both reports, 1 missing from the new report"
+                  diff ${_data}/base.csv ${_data}/regressed.csv)
+mlacheck_cli_test(cli.diff.looser_factor 1 "^2 regressed cases: 1 of 4" diff --factor 3 ${_data}/base.csv ${_data}/regressed.csv)
+# A case that stopped running is a regression, even when every other case is unchanged.
+mlacheck_cli_test(cli.diff.missing_case 1 "^1 regressed cases: 0 of 4 in both reports, 1 missing from the new report"
+                  diff ${_data}/base.csv ${_work}/subset.csv)
 mlacheck_cli_test(cli.diff.missing_file 2 "cannot read ${_work}/absent.csv" diff ${_data}/base.csv ${_work}/absent.csv)
 mlacheck_cli_test(cli.diff.torn_file 2 "torn.csv:2: the last row has no line end" diff ${_data}/base.csv ${_work}/torn.csv)
 mlacheck_cli_test(cli.merge.duplicate_ids 2
                   "duplicate id .dsv3.decode.0.split_kv. in ${_data}/base.csv:2 and ${_data}/regressed.csv:2"
-                  merge ${_work}/merged.csv ${_data}/base.csv ${_data}/regressed.csv)
-mlacheck_cli_test(cli.merge.one_shard 0 "merged 5 cases from 1 reports" merge ${_work}/merged.csv ${_data}/base.csv)
-mlacheck_cli_test(cli.run.out_missing_folder 2 "output folder ${_work}/absent does not exist"
-                  run --case mla_decode:name=cli-out --out ${_work}/absent)
-# One small case (SKIPPED without a GPU): all three reports appear.
+                  merge --out ${_work}/merged.csv ${_data}/base.csv ${_data}/regressed.csv)
+mlacheck_cli_test(cli.merge.one_shard 0 "merged 5 cases from 1 reports" merge --out ${_work}/merged.csv ${_data}/base.csv)
+# The output is named with --out only, and never an input: the old `merge out.csv in.csv` order,
+# typed the wrong way round, overwrote a shard.
+mlacheck_cli_test(cli.merge.output_needs_out 2 "--out is required" merge ${_work}/merged.csv ${_data}/base.csv)
+add_test(NAME cli.merge.output_is_an_input
+         COMMAND sh -c "before=$(cksum < '${_work}/shard.csv'); out=$(\"$0\" merge --out '${_work}/./shard.csv' '${_data}/regressed.csv' '${_work}/shard.csv' 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 2 ] && echo \"$out\" | grep -q 'is also an input' && [ \"$(cksum < '${_work}/shard.csv')\" = \"$before\" ]"
+                 $<TARGET_FILE:mlacheck>)
+set_tests_properties(cli.merge.output_is_an_input PROPERTIES FIXTURES_REQUIRED report_commands_work)
+
+# run --out creates its folder; one small case (SKIPPED without a GPU) writes all three reports and
+# says where report.html is.
+mlacheck_cli_test(cli.run.out_creates_the_folder 0 "^report: ${_work}/created/deeper/report.html"
+                  run --case mla_decode:name=cli-out --out ${_work}/created/deeper)
 add_test(NAME cli.run.out_writes_three_reports
-         COMMAND sh -c "\"$0\" run --case mla_decode:name=cli-out --out '${_work}' && test -s '${_work}/report.csv' && test -s '${_work}/junit.xml' && test -s '${_work}/report.html'"
+         COMMAND sh -c "\"$0\" run --case mla_decode:name=cli-out --out '${_work}/three' && test -s '${_work}/three/report.csv' && test -s '${_work}/three/junit.xml' && test -s '${_work}/three/report.html'"
                  $<TARGET_FILE:mlacheck>)
 set_tests_properties(cli.run.out_writes_three_reports PROPERTIES FIXTURES_REQUIRED report_commands_work)
+# A second run into the same folder is refused (the first run's report is untouched) unless
+# --resume or --force says what to do with it.
+add_test(NAME cli.run.refuses_to_truncate_a_report
+         COMMAND sh -c "m=$0; d='${_work}/twice'; \"$m\" run --case mla_decode:name=one --out \"$d\" || exit 1; before=$(cksum < \"$d/report.csv\"); out=$(\"$m\" run --case mla_decode:name=two --out \"$d\" 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 2 ] && echo \"$out\" | grep -q 'already holds a run.s report: --resume finishes that run, --force replaces it' && [ \"$(cksum < \"$d/report.csv\")\" = \"$before\" ] && \"$m\" run --case mla_decode:name=two --out \"$d\" --force && grep -q '^two,' \"$d/report.csv\""
+                 $<TARGET_FILE:mlacheck>)
+set_tests_properties(cli.run.refuses_to_truncate_a_report PROPERTIES FIXTURES_REQUIRED report_commands_work)
+# A --case replay writes no report unless asked (it must not collide with the main run's folder).
+add_test(NAME cli.run.case_replay_writes_no_default_report
+         COMMAND sh -c "mkdir -p '${_work}/replay' && cd '${_work}/replay' && \"$0\" run --case mla_decode:name=r && test ! -e mlacheck-report"
+                 $<TARGET_FILE:mlacheck>)
+set_tests_properties(cli.run.case_replay_writes_no_default_report PROPERTIES FIXTURES_REQUIRED report_commands_work)
+
+# A device probe that crashes is a setup error (exit 2), never a run of SKIPPED rows.
+add_test(NAME cli.run.device_probe_crash_is_an_error
+         COMMAND sh -c "out=$(MLACHECK_TEST_CRASH_DEVICE_PROBE=1 \"$0\" run --case mla_decode:name=p --out '${_work}/probe' 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 2 ] && echo \"$out\" | grep -q 'the device probe crashed: signal 6' && test ! -e '${_work}/probe/report.csv'"
+                 $<TARGET_FILE:mlacheck>)
+set_tests_properties(cli.run.device_probe_crash_is_an_error PROPERTIES FIXTURES_REQUIRED report_commands_work)
+
+# Exit statuses: 2 for every usage error, CLI11's own included; 0 for --help.
+mlacheck_cli_test(cli.usage.unknown_option 2 "--no-such-option" run --no-such-option)
+mlacheck_cli_test(cli.usage.unknown_subcommand 2 "subcommand is required" frobnicate)
+mlacheck_cli_test(cli.usage.no_subcommand 2 "subcommand")
+mlacheck_cli_test(cli.usage.missing_argument 2 "new is required" diff ${_data}/base.csv)
+mlacheck_cli_test(cli.usage.bad_value 2 "--seed" run --seed many)
+mlacheck_cli_test(cli.usage.help 0 "Usage:" run --help)
+mlacheck_cli_test(cli.usage.parse_only 0 "" --parse-only run --seed 3 --shard 0/2)
+
+# Data files from any working directory: the scenario table and the known-bug list are found from
+# the source tree when the working directory has no scenarios/ folder.
+add_test(NAME cli.scenarios.finds_its_tables_from_any_directory
+         COMMAND sh -c "cd / && out=$(\"$0\" scenarios --list 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 0 ] && echo \"$out\" | grep -q 'scenarios/upstream.csv; known bugs from .*scenarios/known_bugs.csv' && echo \"$out\" | grep -q '^s4_deepseek_v3_tp8_qlen6 .*caught by comparison'"
+                 $<TARGET_FILE:mlacheck>)
+
+# `mlacheck run` without --out writes mlacheck-report/ in the working directory and says where
+# report.html is (one case: shard 0 of 1000).
+add_test(NAME cli.run.writes_reports_by_default
+         COMMAND sh -c "rm -rf '${_work}/default' && mkdir -p '${_work}/default' && cd '${_work}/default' && out=$(\"$0\" run --shard 0/1000 --property-cases 0 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 0 ] && echo \"$out\" | grep -q '^report: ${_work}/default/mlacheck-report/report.html' && test -s mlacheck-report/report.csv && test -s mlacheck-report/junit.xml"
+                 $<TARGET_FILE:mlacheck>)
+set_tests_properties(cli.run.writes_reports_by_default PROPERTIES FIXTURES_REQUIRED report_commands_work)
+# Without any GPU the run stays green (SKIPPED is no failure) but says so plainly. Skipped (77)
+# where a GPU is present.
+add_test(NAME cli.run.without_a_gpu_says_nothing_was_checked
+         COMMAND sh -c "\"$0\" devices | grep -q '^devices: none' || exit 77; out=$(\"$0\" run --case mla_decode:name=nogpu 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 0 ] && echo \"$out\" | grep -q '^NOTHING WAS CHECKED ON A DEVICE: no GPU (.*); all 1 device cases are SKIPPED$'"
+                 $<TARGET_FILE:mlacheck>)
+set_tests_properties(cli.run.without_a_gpu_says_nothing_was_checked PROPERTIES SKIP_RETURN_CODE 77)
+# --resume keeps a row only when it is this plan's case of that id: another --seed or --case under
+# the same id is refused (exit 2), not mixed into the report.
+add_test(NAME cli.run.resume_refuses_another_case_under_an_id
+         COMMAND sh -c "m=$0; d='${_work}/mixed'; rm -rf \"$d\"; \"$m\" run --case 'mla_decode:name=r1;heads=16' --out \"$d\" || exit 1; out=$(\"$m\" run --case 'mla_decode:name=r1;heads=32' --out \"$d\" --resume 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 2 ] && echo \"$out\" | grep -q \"the report's case 'r1' is not this run's case of that id\""
+                 $<TARGET_FILE:mlacheck>)
+set_tests_properties(cli.run.resume_refuses_another_case_under_an_id PROPERTIES FIXTURES_REQUIRED report_commands_work)

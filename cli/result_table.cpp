@@ -33,4 +33,13 @@ int print_summary(std::FILE* out, std::span<const CaseResult> rows) {
   return any_failure ? 1 : 0;
 }
 
+void print_nothing_checked(std::FILE* out, std::span<const CaseResult> rows, const std::string& no_gpu_reason) {
+  const auto on_cpu = std::count_if(rows.begin(), rows.end(), [](const CaseResult& r) { return r.path == "oracle"; });
+  const auto device = static_cast<long>(rows.size()) - static_cast<long>(on_cpu);
+  std::fprintf(out, "NOTHING WAS CHECKED ON A DEVICE: no GPU (%s); all %ld device cases are SKIPPED", no_gpu_reason.c_str(),
+               device);
+  if (on_cpu > 0) std::fprintf(out, "; only the %ld oracle self-checks ran (on the CPU)", static_cast<long>(on_cpu));
+  std::fprintf(out, "\n");
+}
+
 }  // namespace mlacheck::cli

@@ -3,31 +3,59 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 #include <stdexcept>
 #include <vector>
 
 #include "cli/backend_description.hpp"
+#include "cli/device_preflight.hpp"
 #include "cli/progress.hpp"
 #include "cli/result_table.hpp"
-#include "plan/data_files.hpp"
-#include "plan/run_plan.hpp"
 #include "cli/shard.hpp"
 #include "cli/supervisor.hpp"
-#include "device/platform/device_info.hpp"
+#include "plan/data_files.hpp"
+#include "plan/run_plan.hpp"
 #include "reports/report_folder.hpp"
 
 namespace mlacheck::cli {
 
 namespace {
 
-std::vector<int> devices_to_use(const std::optional<int>& option) {
-  if (option) return {*option};
-  std::vector<int> all;
-  for (int i = 0; i < probe_devices().count; ++i) all.push_back(i);
-  if (all.empty()) all.push_back(0);  // the worker reports every device case SKIPPED with the reason
-  return all;
+// A --case replay writes no reports unless asked: it must not collide with the main run's folder.
+std::string report_dir(const RunOptions& options) {
+  if (!options.out_dir.empty()) return options.out_dir;
+  return options.case_repro.empty() ? kDefaultReportDir : "";
+}
+
+ReportFolder::Mode folder_mode(const RunOptions& options) {
+  if (options.resume) return ReportFolder::Mode::resume;
+  return options.force ? ReportFolder::Mode::replace : ReportFolder::Mode::fresh;
+}
+
+std::string describe_devices(const DevicePlan& devices) {
+  if (devices.devices.empty()) return "none (" + devices.no_gpu_reason + ")";
+  std::string out;
+  for (std::size_t k = 0; k < devices.devices.size(); ++k) {
+    out += (k == 0 ? "" : "; ") + ("GPU " + std::to_string(devices.devices[k]) + " " + devices.names[k]);
+  }
+  return out;
+}
+
+// A kept row must be the plan's case of that id: resuming with another --seed, scenario table or
+// --case would otherwise mix two runs' cases under one id.
+void check_resumable(const std::vector<RunCase>& plan, const std::vector<CaseResult>& kept) {
+  std::map<std::string, const RunCase*> by_id;
+  for (const RunCase& c : plan) by_id.emplace(c.id, &c);
+  for (const CaseResult& r : kept) {
+    const auto it = by_id.find(r.id);
+    if (it != by_id.end() && it->second->repro != r.repro) {
+      throw std::invalid_argument("--resume: the report's case '" + r.id + "' is not this run's case of that id (" +
+                                  r.repro + " vs " + it->second->repro +
+                                  "): resume with the options of the run that wrote it, or --force");
+    }
+  }
 }
 
 }  // namespace
@@ -42,9 +70,13 @@ void add_run_command(CLI::App& app, RunOptions& options) {
   cmd->add_option("--device", options.device, "Run on this GPU only (default: every visible GPU)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--verbose,-v", options.verbose, "Print the repro string and tolerance rule of every row");
-  cmd->add_option("--out", options.out_dir, "Existing folder for report.csv, junit.xml and report.html");
-  cmd->add_flag("--resume", options.resume, "Keep the rows in --out's report.csv and run only the missing cases");
-  cmd->add_option("--shard", options.shard, "Run shard i of n (i/n), as GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS do");
+  cmd->add_option("--out", options.out_dir,
+                  std::string("Folder for report.csv, junit.xml and report.html, created if missing (default: ") +
+                      kDefaultReportDir + "; a --case replay writes none unless given)");
+  cmd->add_flag("--resume", options.resume, "Keep the rows of the folder's report.csv and run only the missing cases");
+  cmd->add_flag("--force", options.force, "Replace a report the folder already holds");
+  cmd->add_option("--shard", options.shard,
+                  "Run shard i of n (i/n), or 'auto' to read it from Slurm or Kubernetes (docs/ci.md)");
   cmd->add_option("--scenarios", options.scenarios_file, "Scenario table (default: scenarios/upstream.csv)");
   cmd->add_option("--timeout", options.timeout_base_s, "Watchdog base limit per case in seconds (grows with size)")
       ->capture_default_str()
@@ -56,9 +88,11 @@ void add_run_command(CLI::App& app, RunOptions& options) {
 }
 
 int run(const RunOptions& options) {
-  if (options.resume && options.out_dir.empty()) throw std::invalid_argument("--resume needs --out");
+  if (options.resume && options.force) throw std::invalid_argument("--resume and --force contradict each other");
+  const std::string out_dir = report_dir(options);
   // A file that is no usable plugin stops the run here (PluginError, exit 2), not in every worker.
   const std::string backend = describe_backend(options.backend);
+  if (options.resume && out_dir.empty()) throw std::invalid_argument("--resume of a --case replay needs --out");
   RunPlanOptions plan_options;
   plan_options.case_repro = options.case_repro;
   plan_options.seed = options.seed;
@@ -68,9 +102,11 @@ int run(const RunOptions& options) {
   const std::vector<RunCase> plan = build_run_plan(plan_options);
   const Shard shard = resolve_shard(options.shard);
 
+  // Before the report folder: a setup that cannot run must not leave a report behind it.
+  const DevicePlan devices = preflight_devices(options.device, options.backend);
   // Opened before any case runs, so a bad folder fails at once rather than after a long run.
   std::optional<ReportFolder> reports;
-  if (!options.out_dir.empty()) reports.emplace(options.out_dir, options.resume);
+  if (!out_dir.empty()) reports.emplace(out_dir, folder_mode(options));
   std::vector<CaseResult> rows;
   std::set<std::string> done;
   if (reports) {
@@ -78,16 +114,15 @@ int run(const RunOptions& options) {
       done.insert(r.id);
       rows.push_back(r);
     }
+    check_resumable(plan, rows);
   }
   std::vector<RunCase> todo;
   for (std::size_t i = 0; i < plan.size(); ++i) {
     if (shard.contains(i) && !done.contains(plan[i].id)) todo.push_back(plan[i]);
   }
 
-  const std::vector<int> devices = devices_to_use(options.device);
-  const DeviceAvailability avail = probe_devices();
   std::fprintf(stdout, "backend: %s\n", backend.c_str());
-  std::fprintf(stdout, "devices: %s; %zu cases to run", avail.count > 0 ? std::to_string(devices.size()).c_str() : ("none (" + avail.reason + ")").c_str(), todo.size());
+  std::fprintf(stdout, "devices: %s; %zu cases to run", describe_devices(devices).c_str(), todo.size());
   if (!done.empty()) std::fprintf(stdout, ", %zu kept from the report being resumed", done.size());
   std::fprintf(stdout, "\n");
   std::fflush(stdout);
@@ -96,7 +131,7 @@ int run(const RunOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   SupervisorOptions sup;
   sup.executable = std::filesystem::read_symlink("/proc/self/exe").string();
-  sup.devices = devices;
+  sup.devices = devices.devices;  // empty: one worker, whose device cases are SKIPPED with the reason
   sup.lookahead = options.lookahead;
   sup.backend = options.backend;
   supervise(todo, sup, [&](std::size_t, CaseResult row) {
@@ -111,7 +146,12 @@ int run(const RunOptions& options) {
   std::fprintf(stdout, "%zu cases in %.1f s: %.2f cases/s\n", todo.size(), seconds,
                seconds > 0.0 ? static_cast<double>(todo.size()) / seconds : 0.0);
   if (reports) reports->finish();
-  return print_summary(stdout, rows);
+  const int status = print_summary(stdout, rows);
+  if (devices.devices.empty()) print_nothing_checked(stdout, rows, devices.no_gpu_reason);
+  if (reports) {
+    std::fprintf(stdout, "report: %s\n", std::filesystem::absolute(reports->file(ReportFolder::kHtml)).c_str());
+  }
+  return status;
 }
 
 }  // namespace mlacheck::cli

@@ -1,8 +1,9 @@
 #pragma once
 // `mlacheck run`: the main job. The oracle self-checks, every scenario, the default sweep and a
 // property sweep (or the one case of --case), run by worker processes on every visible GPU under
-// a supervisor, one row each, written to a report folder as each case ends; exit status 1 when
-// any case FAILED or ERRORED.
+// a supervisor, one row each, written to a report folder (mlacheck-report/ by default) as each
+// case ends; exit status 1 when any case FAILED or ERRORED, 2 for a setup that cannot run
+// (cli/exit_status.hpp).
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
@@ -17,14 +18,19 @@ struct RunOptions {
   int property_cases = 64;    // --property-cases: size of the property sweep
   std::optional<int> device;  // --device: one GPU index; default every visible GPU
   bool verbose = false;       // --verbose: print the repro and tolerance rule of every row
-  std::string out_dir;        // --out: write report.csv (a row as each case ends), junit.xml, report.html
-  bool resume = false;        // --resume: keep the rows of --out's report.csv and run the rest
+  // --out: the folder for report.csv (a row as each case ends), junit.xml and report.html; created
+  // when missing. Empty: kDefaultReportDir, or no reports for a --case replay.
+  std::string out_dir;
+  bool resume = false;        // --resume: keep the rows of the folder's report.csv and run the rest
+  bool force = false;         // --force: replace a report the folder already holds
   std::optional<std::string> shard;  // --shard i/n
   std::string scenarios_file;        // --scenarios: the scenario table ("" for the default)
   double timeout_base_s = 120.0;     // --timeout: the watchdog's base limit per case
   std::size_t lookahead = 4;         // --lookahead: cases whose oracle runs ahead of the GPU
   std::string backend = "hip";       // --backend: "hip" or the path of a backend plugin (docs/backends.md)
 };
+
+inline constexpr const char* kDefaultReportDir = "mlacheck-report";
 
 void add_run_command(CLI::App& app, RunOptions& options);
 int run(const RunOptions& options);

@@ -6,10 +6,14 @@
 #include <stdexcept>
 
 #include "cli/backend_description.hpp"
+#include "cli/device_preflight.hpp"
+#include "cli/exit_status.hpp"
 #include "cli/isolated_case.hpp"
 #include "cli/kill_matrix_table.hpp"
 #include "cli/result_table.hpp"
 #include "device/backend_factory.hpp"
+#include "plan/data_files.hpp"
+#include "plan/run_plan.hpp"
 #include "scenarios/kill_matrix.hpp"
 #include "scenarios/known_bugs.hpp"
 #include "scenarios/scenario.hpp"
@@ -18,18 +22,36 @@ namespace mlacheck::cli {
 
 namespace {
 
-// One line per scenario: its clean state and its own fault's state, with the reasons that matter.
-// `own` is null when the fault was not run (a backend plugin).
-void print_scenario_line(const scenarios::Scenario& s, const scenarios::KillMatrixRow& row, const CaseResult* own) {
+std::string repro_of(const scenarios::Scenario& s) {
+  return std::visit([](const auto& p) { return to_repro(p); }, s.problem);
+}
+
+// One line per scenario: its clean state and how its own fault was caught, with the reasons
+// that matter. `own` is null when the fault was not run (a backend plugin has no faults).
+void print_scenario_line(const scenarios::Scenario& s, const scenarios::KillMatrixRow& row, const CaseResult* own_row) {
   const auto clean = to_string(row.clean.state);
   const auto fault = to_string(s.fault);
-  const std::string_view state = own != nullptr ? to_string(own->state) : "not applicable";
-  std::printf("%-44s %-3s clean %-8.*s %.*s %.*s", s.id.c_str(), s.upstream.c_str(), static_cast<int>(clean.size()),
-              clean.data(), static_cast<int>(fault.size()), fault.data(), static_cast<int>(state.size()), state.data());
+  std::printf("%-44s %-3s clean %-8.*s %.*s: ", s.id.c_str(), s.upstream.c_str(), static_cast<int>(clean.size()),
+              clean.data(), static_cast<int>(fault.size()), fault.data());
+  if (own_row == nullptr) {
+    std::printf("not applicable to a backend plugin");
+    if (row.clean.state != ResultState::passed && !row.clean.reason.empty()) {
+      std::printf("\n    clean: %s", row.clean.reason.c_str());
+    }
+    std::printf("\n");
+    return;
+  }
+  const CaseResult& own = *own_row;
+  const scenarios::HowCaught how = scenarios::how_caught(own);
+  if (scenarios::caught(own.state)) {
+    std::printf("caught by %s", how.detail.c_str());
+  } else {
+    const auto state = to_string(own.state);
+    std::printf("NOT caught (%.*s)", static_cast<int>(state.size()), state.data());
+  }
+  std::printf(" [designed: %s]", scenarios::join_catch_kinds(s.caught_by).c_str());
   if (row.clean.state != ResultState::passed && !row.clean.reason.empty()) {
     std::printf("\n    clean: %s", row.clean.reason.c_str());
-  } else if (own != nullptr && !own->reason.empty()) {
-    std::printf("\n    %s", own->reason.c_str());
   }
   std::printf("\n");
 }
@@ -39,35 +61,54 @@ void print_scenario_line(const scenarios::Scenario& s, const scenarios::KillMatr
 void add_scenarios_command(CLI::App& app, ScenariosOptions& options) {
   CLI::App* cmd = app.add_subcommand(
       "scenarios", "Run every upstream scenario clean and with every fault, and print the kill matrix");
-  cmd->add_option("--file", options.file, "Scenario table (scenarios/README.md)")->capture_default_str();
-  cmd->add_option("--known-bugs", options.known_bugs, "Known-bug table; empty for none")->capture_default_str();
-  cmd->add_option("--device", options.device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--file", options.file, "Scenario table (default: scenarios/upstream.csv, scenarios/README.md)");
+  cmd->add_option("--known-bugs", options.known_bugs, "Known-bug table (default: scenarios/known_bugs.csv); empty for none");
+  cmd->add_option("--device", options.device, "GPU index (default 0)")->check(CLI::NonNegativeNumber);
   cmd->add_flag("--verbose,-v", options.verbose, "Print every row of the matrix with its repro string");
+  cmd->add_flag("--list", options.list, "List the scenarios (id, bug, fault, how it is caught) and run nothing");
+  cmd->add_option("--timeout", options.timeout_base_s, "Watchdog base limit per case in seconds (grows with size)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--backend", options.backend, "\"hip\" or the path of a backend plugin .so (clean rows only)")
       ->capture_default_str();
 }
 
 int run_scenarios(const ScenariosOptions& options) {
   // A table that does not load is the user's input error: TableError propagates to main (exit 2).
-  const std::vector<scenarios::Scenario> table = scenarios::load_scenarios(options.file);
+  const std::string file = scenario_table_path(options.file);
+  if (file.empty()) throw std::invalid_argument("no scenario table: scenarios/upstream.csv is in neither the working directory nor the source tree; pass --file");
+  const std::vector<scenarios::Scenario> table = scenarios::load_scenarios(file);
+  const std::string known_file = options.known_bugs ? (options.known_bugs->empty() ? "" : known_bug_table_path(*options.known_bugs))
+                                                     : known_bug_table_path("");
   const std::vector<scenarios::KnownBug> known =
-      options.known_bugs.empty() ? std::vector<scenarios::KnownBug>{} : scenarios::load_known_bugs(options.known_bugs);
-  // A file that is no usable plugin, or a plugin whose open() fails, is the user's error (exit 2).
+      known_file.empty() ? std::vector<scenarios::KnownBug>{} : scenarios::load_known_bugs(known_file);
+  if (options.list) {
+    std::printf("%zu scenarios from %s; known bugs from %s\n", table.size(), file.c_str(),
+                known_file.empty() ? "(none)" : known_file.c_str());
+    for (const scenarios::Scenario& s : table) {
+      const auto fault = to_string(s.fault);
+      std::printf("%-44s %-3s %-32.*s caught by %s\n", s.id.c_str(), s.upstream.c_str(), static_cast<int>(fault.size()),
+                  fault.data(), scenarios::join_catch_kinds(s.caught_by).c_str());
+    }
+    return kExitOk;
+  }
+  // A file that is no usable plugin, or a plugin that cannot start, is the user's error (exit 2).
   const std::string backend = describe_backend(options.backend);
   const bool plugin = is_plugin_spec(options.backend);
-  const ProbedDevice device = probe_device(options.device, options.backend);
-  if (plugin && device.backend_failed) throw std::runtime_error(device.unavailable_reason);
-  const bool available = !device.name.empty();
+  const DevicePlan devices = preflight_devices(options.device.value_or(0), options.backend);
+  const bool available = !devices.devices.empty();
+  const int device = available ? devices.devices.front() : 0;
   std::printf("backend: %s\n", backend.c_str());
-  std::printf("device: %s\n", available ? device.name.c_str() : ("none: " + device.unavailable_reason).c_str());
+  std::printf("device: %s\n", available ? ("GPU " + std::to_string(device) + " " + devices.names.front()).c_str()
+                                        : ("none: " + devices.no_gpu_reason).c_str());
   // Faults are branches inside mlacheck's own pipeline: a plugin has none to switch on.
   const std::span<const Fault> faults = plugin ? std::span<const Fault>() : std::span<const Fault>(kAllFaults);
   if (plugin) {
-    std::printf("%zu scenarios from %s, each clean; the fault columns are not applicable to a backend plugin\n",
-                table.size(), options.file.c_str());
+    std::printf("%zu scenarios from %s, each clean (the fault columns are not applicable to a backend plugin), "
+                "each case in a process of its own\n", table.size(), file.c_str());
   } else {
-    std::printf("%zu scenarios from %s, each clean and with %zu faults\n", table.size(), options.file.c_str(),
-                std::size(kAllFaults));
+    std::printf("%zu scenarios from %s, each clean and with %zu faults, each case in a process of its own\n",
+                table.size(), file.c_str(), std::size(kAllFaults));
   }
 
   std::size_t done = 0;
@@ -75,29 +116,29 @@ int run_scenarios(const ScenariosOptions& options) {
     if (options.verbose) print_row(stdout, row, true);
     ++done;
   };
-  // Each case in a process of its own where there is a device: a fault may lose it.
+  // Each case in a process of its own where there is a device: a fault may lose it or hang.
   const scenarios::ScenarioRunner run = [&](const scenarios::Scenario& s, const FaultSet& f) {
-    return available ? run_case_in_child(s.problem, f, options.device, options.backend)
-                     : scenarios::run_scenario(s, nullptr, device.unavailable_reason, f);
+    if (!available) return scenarios::run_scenario(s, nullptr, devices.no_gpu_reason, f);
+    return run_case_in_child(s.problem, f, device, case_timeout_s(repro_of(s), options.timeout_base_s),
+                             options.backend);
   };
   const scenarios::KillMatrix m = scenarios::run_kill_matrix(table, run, known, on_row, faults);
   for (std::size_t r = 0; r < m.rows.size(); ++r) {
-    const auto& row = m.rows[r];
-    const auto own = std::find(m.faults.begin(), m.faults.end(), row.intended);
-    print_scenario_line(table[r], row,
-                        own == m.faults.end() ? nullptr : &row.with_fault[static_cast<std::size_t>(own - m.faults.begin())]);
+    const bool own_ran = std::find(m.faults.begin(), m.faults.end(), m.rows[r].intended) != m.faults.end();
+    print_scenario_line(table[r], m.rows[r], own_ran ? &m.cell_row(r, m.rows[r].intended) : nullptr);
   }
   std::printf("\n");
   print_kill_matrix(stdout, m);
 
+  if (!available) {
+    std::printf("NOTHING WAS CHECKED ON A DEVICE: no GPU (%s); all %zu cases are SKIPPED\n",
+                devices.no_gpu_reason.c_str(), done);
+    return kExitOk;
+  }
   const std::vector<std::string> problems = scenarios::kill_matrix_problems(m);
   for (const std::string& p : problems) std::printf("PROBLEM: %s\n", p.c_str());
-  if (!available) {
-    std::printf("%zu cases SKIPPED: %s\n", done, device.unavailable_reason.c_str());
-    return 0;
-  }
   std::printf("%s: %zu cases, %zu problems\n", problems.empty() ? "ok" : "NOT OK", done, problems.size());
-  return problems.empty() ? 0 : 1;
+  return problems.empty() ? kExitOk : kExitCaseFailed;
 }
 
 }  // namespace mlacheck::cli

@@ -1,20 +1,27 @@
 #pragma once
 // `mlacheck scenarios`: every row of the scenario table clean (must PASS) and with every fault,
-// then the kill matrix. Exit status 1 when a clean run fails or a scenario's own fault survives;
-// without a GPU the rows are SKIPPED with the reason and the status is 0. With a backend plugin
-// only the clean rows run: the faults are switches inside mlacheck's own pipeline.
+// each case in a process of its own under a watchdog, then the kill matrix with how each fault was
+// caught. Exit status 1 when a clean run does not pass (SKIPPED included) or a scenario's own fault
+// survives or is caught other than as its table row says; 2 for a setup that cannot run (a table
+// that does not load, --device of a GPU that does not exist or cannot be used); without any GPU
+// the rows are SKIPPED, the output says that nothing was checked, and the status is 0. With a
+// backend plugin only the clean rows run: the faults are switches inside
+// mlacheck's own pipeline.
 #include <CLI/CLI.hpp>
 
+#include <optional>
 #include <string>
 
 namespace mlacheck::cli {
 
 struct ScenariosOptions {
-  std::string file = "scenarios/upstream.csv";        // --file
-  std::string known_bugs = "scenarios/known_bugs.csv";  // --known-bugs; "" for none
-  int device = 0;                                     // --device
-  bool verbose = false;                               // --verbose: every row, with its repro
-  std::string backend = "hip";                        // --backend: "hip" or a backend plugin's path
+  std::string file;                        // --file; "" finds scenarios/upstream.csv (plan/data_files.hpp)
+  std::optional<std::string> known_bugs;   // --known-bugs; unset finds the shipped list, "" for none
+  std::optional<int> device;               // --device; default GPU 0
+  bool verbose = false;                    // --verbose: every row, with its repro
+  bool list = false;                       // --list: print the table's scenarios and run nothing
+  double timeout_base_s = 120.0;           // --timeout: the watchdog's base limit per case
+  std::string backend = "hip";             // --backend: "hip" or a backend plugin's path
 };
 
 void add_scenarios_command(CLI::App& app, ScenariosOptions& options);

@@ -15,6 +15,7 @@
 
 #include "cli/worker_command.hpp"
 #include "cli/worker_protocol.hpp"
+#include "harness/lost_case.hpp"
 
 namespace mlacheck::cli {
 
@@ -157,6 +158,8 @@ void supervise(const std::vector<RunCase>& cases, const SupervisorOptions& optio
             // Rows come in the order sent; anything before this one was lost with no row.
             while (!w.pending.empty() && w.pending.front() != f.index) lose_front(w, "the worker skipped this case");
             if (!w.pending.empty()) w.pending.pop_front();
+            // The plan's id, whatever the worker wrote: resume and merge key on it.
+            if (f.index < cases.size()) f.row.id = cases[f.index].id;
             on_row(f.index, std::move(f.row));
           }
           arm_deadline(w, cases);
@@ -169,7 +172,7 @@ void supervise(const std::vector<RunCase>& cases, const SupervisorOptions& optio
         stop(w);
         const bool device_lost_exit = WIFEXITED(status) && WEXITSTATUS(status) == kWorkerExitDeviceLost;
         if (!w.pending.empty() && !device_lost_exit) {
-          lose_front(w, "the worker process died while running this case: " + describe_exit(status));
+          lose_front(w, process_died_reason("the worker process", describe_exit(status)));
         }
         if (!w.pending.empty()) start(w, cases, options);
         continue;
@@ -179,8 +182,7 @@ void supervise(const std::vector<RunCase>& cases, const SupervisorOptions& optio
         reap(w.pid);
         stop(w);
         const double limit = cases[w.pending.front()].timeout_s;
-        lose_front(w, "timed out after " + std::to_string(static_cast<int>(limit)) +
-                          " s (watchdog); the worker was killed");
+        lose_front(w, watchdog_reason(limit, "the worker"));
         if (!w.pending.empty()) start(w, cases, options);
       }
     }

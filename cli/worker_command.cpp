@@ -13,8 +13,11 @@
 #include "core/gather_problem.hpp"
 #include "core/mla_problem.hpp"
 #include "device/backend_factory.hpp"
+#include "device/plugin/plugin_library.hpp"
 #include "harness/case_prefetch.hpp"
 #include "harness/oracle_self_check.hpp"
+#include "harness/refusal_policy.hpp"
+#include "device/platform/device_info.hpp"
 
 namespace mlacheck::cli {
 
@@ -90,6 +93,11 @@ int run_worker(const WorkerOptions& options) {
     backend = {nullptr, e.what()};
     backend_failed = true;
   }
+  // Where the backend should have started: a GPU for ours and device plugins; anywhere for a host
+  // plugin. A backend missing there is broken (ERRORED), elsewhere absent (SKIPPED).
+  const bool plugin = is_plugin_spec(options.backend);
+  const bool host_plugin = plugin && !PluginLibrary(options.backend).on_device();
+  const bool backend_expected = backend_failed || host_plugin || probe_devices().count > 0;
   std::vector<SweepCase> cases;
   for (std::size_t i : device_lines) cases.push_back(to_sweep_case(lines[i].run_case.repro));
   bool device_lost = false;
@@ -99,7 +107,11 @@ int run_worker(const WorkerOptions& options) {
   try {
     run_cases(cases, backend.backend.get(), backend.reason, {}, PrefetchOptions{options.lookahead},
               [&](std::size_t k, CaseResult row) {
-                if (backend_failed && row.state == ResultState::skipped) row.state = ResultState::errored;
+                // A plugin runs mla_decode only (backend_abi.h): its kv_gather rows stay SKIPPED.
+                if (!(plugin && row.op == "kv_gather")) {
+                  settle_unrun_case(row, lines[device_lines[k]].run_case.origin, backend.backend != nullptr,
+                                    backend_expected);
+                }
                 break_on_purpose(row.id);
                 write_all(options.result_fd, encode_row_frame(lines[device_lines[k]].index, row));
                 if (row.device_lost) {

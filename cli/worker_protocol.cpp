@@ -22,7 +22,9 @@ std::size_t parse_index(std::string_view text, const char* what) {
 }  // namespace
 
 std::string encode_case_line(std::size_t index, const RunCase& c) {
-  return std::to_string(index) + "\t" + (c.kind == RunCase::Kind::oracle_self_check ? "oracle" : "device") + "\t" + c.repro + "\n";
+  const std::string kind =
+      c.kind == RunCase::Kind::oracle_self_check ? std::string("oracle") : std::string(to_string(c.origin));
+  return std::to_string(index) + "\t" + kind + "\t" + c.repro + "\n";
 }
 
 CaseLine decode_case_line(const std::string& line) {
@@ -38,7 +40,9 @@ CaseLine decode_case_line(const std::string& line) {
   out.index = parse_index(parts[0], "worker case line index");
   if (parts[1] == "oracle") {
     out.run_case.kind = RunCase::Kind::oracle_self_check;
-  } else if (parts[1] != "device") {
+  } else if (const auto origin = parse_case_origin(parts[1])) {
+    out.run_case.origin = *origin;
+  } else {
     throw std::invalid_argument("worker case line: unknown kind '" + std::string(parts[1]) + "'");
   }
   out.run_case.repro = std::string(rest);

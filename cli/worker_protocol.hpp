@@ -1,6 +1,7 @@
 #pragma once
 // What a `mlacheck run` supervisor and its worker processes say to each other.
-//   supervisor -> worker (stdin, then closed):  <index>\t<oracle|device>\t<repro>\n
+//   supervisor -> worker (stdin, then closed):  <index>\t<oracle|curated|generated>\t<repro>\n
+//     (curated and generated are device cases; generated ones alone may be SKIPPED when refused)
 //   worker -> supervisor (the result fd):       row <index> <bytes>\n<report CSV: header + one record>
 // Repro strings hold no tabs or line breaks; a row travels as report CSV so that every field a
 // report carries survives the trip exactly as it will be written.

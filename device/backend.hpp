@@ -37,6 +37,10 @@ class Backend {
   // problem that fails validate(); a shape supports() refuses throws std::invalid_argument.
   virtual MlaDecodeRun run(const MlaDecodeProblem& p, const MlaDecodeInputs& in, const FaultSet& faults) = 0;
   virtual KvGatherRun run(const KvGatherProblem& p, const KvGatherInputs& in, const FaultSet& faults) = 0;
+  // Which GPU the rows came from, for reports of multi-GPU runs: its index in this process's
+  // runtime and its PCI bus id ("0000:18:00.0"); -1 and "" for a backend that runs on none.
+  virtual int device_index() const { return -1; }
+  virtual std::string device_pci_bus_id() const { return ""; }
 };
 
 struct BackendOrReason {

@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "device/platform/gpu_error.hpp"
+#include "harness/lost_case.hpp"
 
 namespace mlacheck {
 
@@ -18,6 +19,8 @@ bool admit_case(CaseResult& row, const Backend* backend, std::string_view unavai
   row.backend = backend->name();
   row.backend_version = backend->version();
   row.device = backend->device_name();
+  row.device_index = backend->device_index();
+  row.device_pci_bus_id = backend->device_pci_bus_id();
   if (auto why = backend->supports(p)) {
     row.state = ResultState::skipped;
     row.reason = *why;
@@ -32,7 +35,7 @@ void guard_device_run(CaseResult& row, Body&& body) {
     body();
   } catch (const GpuError& e) {
     row.state = ResultState::errored;
-    row.reason = e.what();
+    row.reason = e.device_lost() ? device_lost_reason(e.what()) : e.what();
     row.device_lost = e.device_lost();
   } catch (const std::exception& e) {
     row.state = ResultState::errored;

@@ -19,8 +19,18 @@ namespace {
 
 bool is_gather(const std::string& repro) { return repro.rfind("kv_gather:", 0) == 0; }
 
-std::string repro_of(const scenarios::ScenarioProblem& p) {
-  return std::visit([](const auto& problem) { return to_repro(problem); }, p);
+// The scenario's problem renamed to its plan id, so the repro, the row and the plan agree.
+std::string repro_of(scenarios::ScenarioProblem p, const std::string& id) {
+  return std::visit(
+      [&id](auto& problem) {
+        problem.name = id;
+        return to_repro(problem);
+      },
+      p);
+}
+
+std::string name_in(const std::string& repro) {
+  return is_gather(repro) ? parse_kv_gather(repro).name : parse_mla_decode(repro).name;
 }
 
 // Draws `count` problems from the property generators, sizes growing as rapidcheck's do, one
@@ -33,20 +43,31 @@ std::vector<RunCase> property_sweep(std::uint64_t seed, int count) {
     const rc::Random draw = random.split();
     std::string repro;
     if (i % 8 == 7) {
-      KvGatherProblem p = gen_kv_gather_problem()(draw, size).value();
+      KvGatherProblem p = gen_kv_gather_problem(property_sweep_gather_limits())(draw, size).value();
       p.name = "sweep-" + std::to_string(i);
       repro = to_repro(p);
     } else {
-      MlaDecodeProblem p = gen_mla_decode_problem()(draw, size).value();
+      MlaDecodeProblem p = gen_mla_decode_problem(property_sweep_limits())(draw, size).value();
       p.name = "sweep-" + std::to_string(i);
       repro = to_repro(p);
     }
-    out.push_back({"sweep-" + std::to_string(i), RunCase::Kind::device, repro, 0.0});
+    out.push_back({"sweep-" + std::to_string(i), RunCase::Kind::device, repro, 0.0, CaseOrigin::generated});
   }
   return out;
 }
 
 }  // namespace
+
+MlaGenLimits property_sweep_limits() {
+  return {.max_batch = 64,
+          .max_kv_len = 16384,
+          .long_kv_percent = 3,
+          .max_oracle_flops = 1.6e10,  // about 1 s of the Eigen oracle on one core (~17 GFLOP/s)
+          .device_shapes_only = true,
+          .heads128_percent = 12};
+}
+
+GatherGenLimits property_sweep_gather_limits() { return {.max_batch = 16, .max_kv_len = 4096}; }
 
 double case_timeout_s(const std::string& repro, double base_s) {
   if (is_gather(repro)) return base_s;
@@ -60,9 +81,7 @@ std::vector<RunCase> build_run_plan(const RunPlanOptions& options) {
   std::vector<RunCase> plan;
   if (!options.case_repro.empty()) {
     // Parse now: a malformed repro string is reported before any process starts.
-    const std::string id = is_gather(options.case_repro) ? parse_kv_gather(options.case_repro).name
-                                                         : parse_mla_decode(options.case_repro).name;
-    plan.push_back({id, RunCase::Kind::device, options.case_repro, 0.0});
+    plan.push_back({name_in(options.case_repro), RunCase::Kind::device, options.case_repro, 0.0});
   } else {
     if (options.oracle_self_checks) {
       for (const MlaDecodeProblem& p : oracle_self_check_problems(options.seed)) {
@@ -71,7 +90,8 @@ std::vector<RunCase> build_run_plan(const RunPlanOptions& options) {
     }
     if (!options.scenarios_file.empty()) {
       for (const scenarios::Scenario& s : scenarios::load_scenarios(options.scenarios_file)) {
-        plan.push_back({"scenario." + s.id, RunCase::Kind::device, repro_of(s.problem), 0.0});
+        const std::string id = "scenario." + s.id;
+        plan.push_back({id, RunCase::Kind::device, repro_of(s.problem, id), 0.0});
       }
     }
     if (options.default_sweeps) {
@@ -87,6 +107,9 @@ std::vector<RunCase> build_run_plan(const RunPlanOptions& options) {
   std::set<std::string> ids;
   for (RunCase& c : plan) {
     if (!ids.insert(c.id).second) throw std::logic_error("run plan: case id '" + c.id + "' appears twice");
+    if (name_in(c.repro) != c.id) {
+      throw std::logic_error("run plan: case id '" + c.id + "' is not the name in its repro string " + c.repro);
+    }
     c.timeout_s = case_timeout_s(c.repro, options.timeout_base_s);
   }
   return plan;

@@ -2,10 +2,17 @@
 // What `mlacheck run` runs, as a flat list of cases with ids: the oracle self-checks, every
 // scenario (clean), the default sweep and a property sweep drawn from the rapidcheck generators,
 // or the one case of --case. Each case travels to a worker process as its repro string.
+//
+// One id per case everywhere: a case's id is also the name in its repro string, so the row a
+// worker finishes, the row the supervisor writes for a case it lost, and the plan entry that
+// --resume looks up all carry the same id.
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "harness/refusal_policy.hpp"
+#include "properties/support/gather_problem_gen.hpp"
+#include "properties/support/mla_problem_gen.hpp"
 
 namespace mlacheck {
 
@@ -13,8 +20,11 @@ struct RunCase {
   enum class Kind : std::uint8_t { oracle_self_check, device };
   std::string id;
   Kind kind = Kind::device;
-  std::string repro;  // mla_decode:... or kv_gather:...
+  std::string repro;  // mla_decode:... or kv_gather:...; its name is the id
   double timeout_s = 0.0;  // the watchdog's limit for this case
+  // Curated cases (scenarios, the default sweep, --case) must run; only generated ones (the
+  // property sweep) may be SKIPPED by the backend's supports() (harness/refusal_policy.hpp).
+  CaseOrigin origin = CaseOrigin::curated;
 };
 
 struct RunPlanOptions {
@@ -27,6 +37,13 @@ struct RunPlanOptions {
   bool default_sweeps = true;
   double timeout_base_s = 120.0;
 };
+
+// The property sweep's generator bounds, reached by its last cases (sizes grow over the sweep):
+// realistic serving shapes (up to 64 requests, caches to 16k tokens, one rank of 128 heads in 12%
+// of cases, 3% with a request at the 16k boundary), only shapes the kernels take, and the oracle's
+// work per case bounded to about a second of one core (docs/properties.md has the cost).
+MlaGenLimits property_sweep_limits();
+GatherGenLimits property_sweep_gather_limits();
 
 // Throws for a malformed --case repro string or scenario file (the user's input errors).
 std::vector<RunCase> build_run_plan(const RunPlanOptions& options);

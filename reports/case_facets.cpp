@@ -71,6 +71,14 @@ void gather_facets(const KvGatherProblem& p, CaseFacets& f) {
 
 }  // namespace
 
+std::string device_label(const CaseResult& row) {
+  std::string where;
+  if (row.device_index >= 0) where = "GPU " + std::to_string(row.device_index);
+  if (!row.device_pci_bus_id.empty()) where += (where.empty() ? "" : ", ") + row.device_pci_bus_id;
+  if (where.empty()) return row.device;
+  return row.device.empty() ? "[" + where + "]" : row.device + " [" + where + "]";
+}
+
 CaseFacets facets_of(const CaseResult& row) {
   CaseFacets f;
   try {

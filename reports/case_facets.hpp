@@ -22,6 +22,11 @@ struct CaseFacets {
 
 CaseFacets facets_of(const CaseResult& row);
 
+// The device a row ran on, with the GPU's index and PCI bus id beside its name when it has them,
+// so a row of a multi-GPU run says which board produced it:
+// "NVIDIA H100 80GB HBM3 (sm_90) [GPU 1, 0000:2a:00.0]"; "" when nothing ran.
+std::string device_label(const CaseResult& row);
+
 // Every coverage bucket, in display order, so that empty ones show as gaps: the corners of the
 // problem space where upstream bugs lived (head padding, non-power-of-two q_len, block sizes,
 // tensor parallelism, layouts) and each dtype and path.

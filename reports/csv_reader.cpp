@@ -109,13 +109,17 @@ class RowParser {
     row.op = text(1);
     row.repro = text(2);
     row.backend = text(3);
-    row.device = text(4);
-    row.path = text(5);
-    row.faults = text(6);
-    const auto state = parse_result_state(fields_[7]);
-    if (!state) fail(7, "is not a result state (PASSED, FAILED, ERRORED, SKIPPED, MISTRUSTED, KNOWN_BUG)");
+    row.backend_version = text(4);
+    row.device = text(5);
+    row.device_index = fields_[6].empty() ? -1 : number<int>(6);
+    if (row.device_index < -1) fail(6, "is not a GPU index");
+    row.device_pci_bus_id = text(7);
+    row.path = text(8);
+    row.faults = text(9);
+    const auto state = parse_result_state(fields_[10]);
+    if (!state) fail(10, "is not a result state (PASSED, FAILED, ERRORED, SKIPPED, MISTRUSTED, KNOWN_BUG)");
     row.state = *state;
-    row.reason = text(8);
+    row.reason = text(11);
     std::size_t col = kLeadingColumns.size();
     for (std::string_view group : kTensorGroups) {
       parse_tensor(group, col, row.tensors);
@@ -176,9 +180,19 @@ class RowParser {
   Fields& fields_;
 };
 
+// Reports written before these columns existed lack them; they read as "does not apply".
+bool added_later(std::string_view column) {
+  return std::find(kAddedColumns.begin(), kAddedColumns.end(), column) != kAddedColumns.end();
+}
+
 template <std::size_t... I>
-void read_header(Parser& parser, std::index_sequence<I...>) {
-  parser.read_header(io::ignore_no_column, report_columns()[I]...);
+void read_header(const std::string& path, Parser& parser, std::index_sequence<I...>) {
+  parser.read_header(io::ignore_missing_column, report_columns()[I]...);
+  for (const std::string& column : report_columns()) {
+    if (!parser.has_column(column) && !added_later(column)) {
+      throw ReportError(path + ":1: header lacks column '" + column + "'");
+    }
+  }
 }
 
 template <std::size_t... I>
@@ -227,9 +241,10 @@ CsvReport parse_csv_report(const std::string& path, std::string text) {
   Parser parser(path, masked.data.data(), masked.data.data() + masked.data.size());
   const auto indices = std::make_index_sequence<kReportColumnCount>();
   try {
-    read_header(parser, indices);
+    read_header(path, parser, indices);
     Fields fields;
-    while (read_row(parser, fields, indices)) {
+    // A column missing from the file leaves its field as it was: empty, for every row.
+    while ((fields = Fields{}, read_row(parser, fields, indices))) {
       const int line = masked.record_lines[parser.get_file_line()];
       for (std::string& f : fields) f = unmask(std::move(f));
       CaseResult row = RowParser(path, line, fields).parse();

@@ -54,10 +54,13 @@ std::string csv_header() {
 
 std::string csv_record(const CaseResult& row) {
   std::string line;
+  // -1 (no GPU ran the case) is "does not apply": an empty cell.
+  const std::string device_index = row.device_index < 0 ? "" : std::to_string(row.device_index);
   for (std::string_view field :
        {std::string_view(row.id), std::string_view(row.op), std::string_view(row.repro), std::string_view(row.backend),
-        std::string_view(row.device), std::string_view(row.path), std::string_view(row.faults), to_string(row.state),
-        std::string_view(row.reason)}) {
+        std::string_view(row.backend_version), std::string_view(row.device), std::string_view(device_index),
+        std::string_view(row.device_pci_bus_id), std::string_view(row.path), std::string_view(row.faults),
+        to_string(row.state), std::string_view(row.reason)}) {
     append_field(line, field);
   }
   for (const ComparedTensor* t : tensors_by_group(row)) append_tensor(line, t);

@@ -63,7 +63,7 @@ std::string summary(std::span<const Case> cases) {
   for (const Case& c : cases) {
     ++counts[static_cast<std::size_t>(c.row->state)];
     wall_ms += c.row->wall_ms;
-    if (!c.row->device.empty()) devices.insert(c.row->device);
+    if (const std::string d = device_label(*c.row); !d.empty()) devices.insert(d);
   }
   std::vector<std::string> rows;
   for (ResultState s : kStates) {
@@ -74,7 +74,7 @@ std::string summary(std::span<const Case> cases) {
     rows.push_back(td(state_badge(s)) + td(std::to_string(n), true) + td(pct, true));
   }
   std::string devices_text;
-  for (const std::string& d : devices) devices_text += (devices_text.empty() ? "" : ", ") + d;
+  for (const std::string& d : devices) devices_text += (devices_text.empty() ? "" : "; ") + d;
   char time[64];
   std::snprintf(time, sizeof time, "%.1f s", wall_ms / 1000.0);
   const int failing = counts[static_cast<std::size_t>(ResultState::failed)] + counts[static_cast<std::size_t>(ResultState::errored)];
@@ -131,7 +131,7 @@ std::string categories(std::span<const Case> cases) {
       {"cache dtype", [&](const Case& c) { return text_key(c.facets.dtype); }},
       {"heads per rank (kv heads for kv_gather)", [&](const Case& c) { return int_key(c, c.facets.heads); }},
       {"longest q_len", [&](const Case& c) { return int_key(c, c.facets.q_len); }},
-      {"device", [&](const Case& c) { return text_key(c.row->device); }},
+      {"device", [&](const Case& c) { return text_key(device_label(*c.row)); }},
       {"faults", [&](const Case& c) { return text_key(c.row->faults); }},
   };
   std::vector<std::string> headers = {"value", "cases"};

@@ -12,11 +12,17 @@
 
 namespace mlacheck {
 
-inline constexpr std::array<std::string_view, 9> kLeadingColumns = {
-    "id", "op", "repro", "backend", "device", "path", "faults", "state", "reason"};
+inline constexpr std::array<std::string_view, 12> kLeadingColumns = {
+    "id",     "op",           "repro",             "backend", "backend_version", "device",
+    "device_index", "device_pci_bus_id", "path", "faults",          "state",  "reason"};
 
 // One group of columns per tensor name. mla_decode rows fill O and LSE, kv_gather rows K and V;
 // a column always means one tensor, so a plot of o_rms_rel_err never mixes outputs of two ops.
+// Columns added after the format was first published. A report without them (written by an
+// older mlacheck) still reads: they are empty, "does not apply", in every row.
+inline constexpr std::array<std::string_view, 3> kAddedColumns = {"backend_version", "device_index",
+                                                                  "device_pci_bus_id"};
+
 inline constexpr std::array<std::string_view, 4> kTensorGroups = {"O", "LSE", "K", "V"};
 inline constexpr std::array<std::string_view, 12> kTensorMetrics = {
     "max_abs_err", "max_rel_err", "rms_rel_err", "cosine", "mismatches", "nonfinite",

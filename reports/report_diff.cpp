@@ -54,7 +54,7 @@ std::size_t ReportDiff::regressed_cases() const {
     if (c.regression) ids.insert(c.id);
   }
   for (const ErrorGrowth& g : growths) ids.insert(g.id);
-  return ids.size();
+  return ids.size() + only_in_base.size();
 }
 
 ReportDiff diff_reports(std::span<const CaseResult> base, std::span<const CaseResult> now, double factor) {
@@ -105,14 +105,16 @@ std::string format_diff(const ReportDiff& d, const std::string& base_name, const
            ratio_text(g.base, g.now) + "\n";
     if (i + 1 == d.growths.size() || d.growths[i + 1].id != g.id) out += "              repro: " + g.repro + "\n";
   }
-  const auto list = [&](const char* what, const std::vector<std::string>& ids) {
+  const auto list = [&](const char* what, const std::vector<std::string>& ids, const char* mark) {
     out += std::string("\n") + what + " (" + std::to_string(ids.size()) + "):\n";
-    for (const std::string& id : ids) out += "  " + id + "\n";
+    for (const std::string& id : ids) out += mark + id + "\n";
   };
-  list("only in base", d.only_in_base);
-  list("only in new", d.only_in_new);
-  out += "\n" + std::to_string(d.regressed_cases()) + " regressed cases of " + std::to_string(d.common) +
-         " in both reports\n";
+  list("missing from new", d.only_in_base, "  REGRESSION  ");
+  list("only in new", d.only_in_new, "  ");
+  const std::size_t missing = d.only_in_base.size();
+  out += "\n" + std::to_string(d.regressed_cases()) + " regressed cases: " + std::to_string(d.regressed_cases() - missing) +
+         " of " + std::to_string(d.common) + " in both reports, " + std::to_string(missing) +
+         " missing from the new report\n";
   return out;
 }
 

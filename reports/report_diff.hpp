@@ -1,8 +1,9 @@
 #pragma once
 // `mlacheck diff base.csv new.csv`: what changed between two runs, per case id. A regression is a
 // state that got worse (a PASSED case that no longer passes, or any case that newly FAILED or
-// ERRORED) or a headline error that grew beyond a factor; cases only in one report are listed
-// but are not regressions (sweeps legitimately change).
+// ERRORED), a headline error that grew beyond a factor, or a case of the base missing from the
+// new report (a case that stopped running is not a case that passes: a crashed shard, a dropped
+// sweep entry or a renamed id must not read as green). Cases only in the new report are listed.
 #include <cstddef>
 #include <span>
 #include <string>
@@ -34,9 +35,9 @@ struct ReportDiff {
   std::size_t common = 0;  // ids in both reports
   std::vector<StateChange> state_changes;
   std::vector<ErrorGrowth> growths;  // every one is a regression
-  std::vector<std::string> only_in_base;
+  std::vector<std::string> only_in_base;  // every one is a regression: missing from the new report
   std::vector<std::string> only_in_new;
-  // Distinct ids with a regressing state change or an error growth.
+  // Distinct ids with a regressing state change, an error growth, or missing from the new report.
   std::size_t regressed_cases() const;
 };
 
@@ -45,7 +46,8 @@ struct ReportDiff {
 // is growth (bitwise paths and exact fills must stay exact).
 ReportDiff diff_reports(std::span<const CaseResult> base, std::span<const CaseResult> now, double factor);
 
-// The human-readable listing, ending in "<n> regressed cases of <common> in both reports".
+// The human-readable listing, ending in "<n> regressed cases: <k> of <common> in both reports,
+// <m> missing from the new report".
 std::string format_diff(const ReportDiff& diff, const std::string& base_name, const std::string& new_name);
 
 }  // namespace mlacheck

@@ -1,8 +1,8 @@
 #pragma once
-// The output folder of `mlacheck run --out DIR`. report.csv grows a row at a time as cases
-// finish (a killed run keeps every finished row); junit.xml and report.html are written at the
-// end from report.csv itself, so the three always agree and the last two can be rebuilt from
-// the CSV of any run.
+// The output folder of `mlacheck run` (mlacheck-report/ or --out DIR). report.csv grows a row at a
+// time as cases finish (a killed run keeps every finished row); junit.xml and report.html are
+// written at the end from report.csv itself, so the three always agree and the last two can be
+// rebuilt from the CSV of any run.
 #include <string>
 #include <vector>
 
@@ -18,10 +18,17 @@ class ReportFolder {
   static constexpr const char* kJUnit = "junit.xml";
   static constexpr const char* kHtml = "report.html";
 
-  // `dir` must be an existing folder (a typo should not scatter reports); creates report.csv, or
-  // with `resume` continues the one there (see resume_rows()). Throws ReportError saying what is
-  // wrong with either.
-  explicit ReportFolder(const std::string& dir, bool resume = false);
+  enum class Mode {
+    fresh,    // a new report; refuses a folder that already holds one (a run's results are not
+              // overwritten by accident)
+    replace,  // a new report over any old one (`mlacheck run --force`)
+    resume,   // continue the report there (see resume_rows()); refuses a folder without one
+  };
+
+  // Creates `dir` (and its parents) when missing; creates report.csv, or continues it with
+  // Mode::resume. A fresh or replaced report removes the old junit.xml and report.html first, so
+  // that no file in the folder speaks for another run. Throws ReportError saying what is wrong.
+  ReportFolder(const std::string& dir, Mode mode);
   // With resume: the rows report.csv already held (its torn last row, if any, cut off).
   const std::vector<CaseResult>& resume_rows() const { return resumed_; }
   void append(const CaseResult& row) { csv_.append(row); }
@@ -30,7 +37,7 @@ class ReportFolder {
   std::string file(const char* name) const;
 
  private:
-  static const std::string& checked(const std::string& dir);
+  static std::string prepared(const std::string& dir, Mode mode);
   std::string dir_;
   std::vector<CaseResult> resumed_;
   CsvReportWriter csv_;

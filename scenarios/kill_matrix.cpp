@@ -23,11 +23,13 @@ CaseResult run_scenario(const Scenario& s, Backend* backend, std::string_view un
 
 bool caught(ResultState s) { return s == ResultState::failed || s == ResultState::errored; }
 
-ResultState KillMatrix::cell(std::size_t row, Fault f) const {
+const CaseResult& KillMatrix::cell_row(std::size_t row, Fault f) const {
   const auto it = std::find(faults.begin(), faults.end(), f);
   if (it == faults.end()) throw std::out_of_range("fault " + std::string(to_string(f)) + " is not a column");
-  return rows.at(row).with_fault.at(static_cast<std::size_t>(it - faults.begin())).state;
+  return rows.at(row).with_fault.at(static_cast<std::size_t>(it - faults.begin()));
 }
+
+ResultState KillMatrix::cell(std::size_t row, Fault f) const { return cell_row(row, f).state; }
 
 KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, const ScenarioRunner& run,
                            const std::vector<KnownBug>& known_bugs,
@@ -35,7 +37,7 @@ KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, const Scenari
   KillMatrix m;
   m.faults.assign(faults.begin(), faults.end());
   for (const Scenario& s : scenarios) {
-    KillMatrixRow row{s.id, s.fault, run(s, {}), {}};
+    KillMatrixRow row{s.id, s.fault, s.caught_by, run(s, {}), {}};
     // Known bugs excuse the correct pipeline only; a faulted run is about the harness.
     apply_known_bugs(known_bugs, row.clean);
     if (on_row) on_row(row.clean);
@@ -53,17 +55,24 @@ std::vector<std::string> kill_matrix_problems(const KillMatrix& m) {
   for (std::size_t r = 0; r < m.rows.size(); ++r) {
     const KillMatrixRow& row = m.rows[r];
     const ResultState clean = row.clean.state;
-    if (clean == ResultState::skipped || clean == ResultState::known_bug) continue;
+    if (clean == ResultState::known_bug) continue;
     if (clean != ResultState::passed) {
       problems.push_back(row.scenario + ": the clean run is " + std::string(to_string(clean)) + ": " +
                          row.clean.reason);
       continue;
     }
     if (std::find(m.faults.begin(), m.faults.end(), row.intended) == m.faults.end()) continue;
-    const ResultState with_fault = m.cell(r, row.intended);
-    if (!caught(with_fault)) {
-      problems.push_back(row.scenario + ": its fault " + std::string(to_string(row.intended)) + " survived (" +
-                         std::string(to_string(with_fault)) + ")");
+    const std::string fault(to_string(row.intended));
+    const CaseResult& with_fault = m.cell_row(r, row.intended);
+    if (!caught(with_fault.state)) {
+      problems.push_back(row.scenario + ": its fault " + fault + " survived (" +
+                         std::string(to_string(with_fault.state)) + ")");
+      continue;
+    }
+    const HowCaught how = how_caught(with_fault);
+    if (std::none_of(row.caught_by.begin(), row.caught_by.end(), [&](CatchKind k) { return how.has(k); })) {
+      problems.push_back(row.scenario + ": its fault " + fault + " must be caught by " +
+                         join_catch_kinds(row.caught_by) + ", but was caught by " + how.detail);
     }
   }
   return problems;

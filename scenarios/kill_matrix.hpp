@@ -10,6 +10,7 @@
 
 #include "device/backend.hpp"
 #include "harness/case_result.hpp"
+#include "scenarios/catch_kind.hpp"
 #include "scenarios/known_bugs.hpp"
 #include "scenarios/scenario.hpp"
 
@@ -25,6 +26,7 @@ bool caught(ResultState s);
 struct KillMatrixRow {
   std::string scenario;  // its id
   Fault intended;        // the scenario's own fault
+  std::vector<CatchKind> caught_by;  // how the intended fault must be caught (one of these)
   CaseResult clean;      // known bugs applied
   std::vector<CaseResult> with_fault;  // one per KillMatrix::faults entry, in that order
 };
@@ -33,8 +35,9 @@ struct KillMatrix {
   std::vector<Fault> faults;  // the columns: every fault, in kAllFaults order
   std::vector<KillMatrixRow> rows;
 
-  // The state of scenario row r under fault f.
+  // The state of scenario row r under fault f, and its row.
   ResultState cell(std::size_t row, Fault f) const;
+  const CaseResult& cell_row(std::size_t row, Fault f) const;
 };
 
 // Runs one scenario with a set of faults: run_scenario on some backend, in this process or, where
@@ -49,10 +52,16 @@ KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, const Scenari
                            const std::function<void(const CaseResult&)>& on_row = {},
                            std::span<const Fault> faults = kAllFaults);
 
-// What keeps the matrix from proving the harness: a clean run that is neither PASSED nor
-// SKIPPED nor KNOWN_BUG, or an intended fault that survived a clean PASS. One line each, naming
-// the scenario; empty when the matrix is good. Scenarios that did not run clean (SKIPPED, a
-// known bug) are not held to their fault, nor is a scenario whose fault is not a column.
+// What keeps the matrix from proving the harness, one line each naming the scenario; empty when
+// the matrix is good:
+//   - a clean run that is not PASSED (SKIPPED included: a scenario the backend refuses proves
+//     nothing) unless a known bug excuses it; a scenario that did not pass clean is not held to
+//     its fault;
+//   - an intended fault that survived a clean PASS (a scenario whose fault is not a column of
+//     the matrix, as for a plugin backend, is held to its clean run only);
+//   - an intended fault caught in none of the scenario's caught_by ways (a fault designed to be
+//     caught by the comparison that only crashed, say).
+// Callers without any GPU do not ask: every row is SKIPPED there and nothing was checked.
 std::vector<std::string> kill_matrix_problems(const KillMatrix& m);
 
 }  // namespace mlacheck::scenarios

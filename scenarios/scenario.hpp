@@ -10,6 +10,7 @@
 #include "core/gather_problem.hpp"
 #include "core/mla_problem.hpp"
 #include "device/faults.hpp"
+#include "scenarios/catch_kind.hpp"
 
 namespace mlacheck::scenarios {
 
@@ -22,14 +23,17 @@ struct Scenario {
   std::string model;
   std::string title;
   Fault fault = Fault::persistent_buffers_partial;  // the switch that reproduces the bug
+  // How that fault is designed to be caught (catch_kind.hpp): the kill matrix fails when the
+  // fault is caught in none of these ways, e.g. a comparison-designed fault that only crashed.
+  std::vector<CatchKind> caught_by;
   std::string note;       // what broke, as upstream saw it
   ScenarioProblem problem;
   std::string source;     // "file:line" of its row
 };
 
 // The table's columns (scenarios/README.md documents each).
-inline constexpr std::array<std::string_view, 24> kScenarioColumns = {
-    "id",      "upstream", "reference", "model",      "title",    "op",       "fault",  "heads",
+inline constexpr std::array<std::string_view, 25> kScenarioColumns = {
+    "id",      "upstream", "reference", "model",      "title",    "op",       "fault",  "caught_by", "heads",
     "tp",      "lv",       "rope",      "kv_lens",    "q_lens",   "block_size", "q_dtype", "kv_dtype",
     "o_dtype", "path",     "layout",    "interleaved", "kv_heads", "head_size", "seed",   "note",
 };

@@ -20,8 +20,8 @@ constexpr int kIntMax = std::numeric_limits<int>::max();
 // Columns only one op has: a value in the other op's row is a mistake in the table.
 constexpr std::string_view kMlaOnly[] = {"heads", "tp", "lv", "rope", "q_lens", "q_dtype", "path"};
 constexpr std::string_view kGatherOnly[] = {"layout", "interleaved", "kv_heads", "head_size"};
-constexpr std::string_view kRequired[] = {"id",    "upstream", "reference", "model", "title",
-                                          "op",    "fault",    "kv_lens",   "note"};
+constexpr std::string_view kRequired[] = {"id", "upstream", "reference", "model", "title",
+                                          "op", "fault",    "caught_by", "kv_lens", "note"};
 
 // validate() names fields by their repro keys; the column a key's value came from, or "" for a
 // derived field no column sets (scale, num_blocks, strides).
@@ -130,6 +130,13 @@ Scenario to_scenario(const CsvTable& table, const CsvRow& csv) {
     std::string names;
     for (Fault f : kAllFaults) names += (names.empty() ? "" : ", ") + std::string(to_string(f));
     throw CellError("'" + std::string(t) + "' is not a fault (" + names + ")");
+  });
+  s.caught_by = row.parse("caught_by", [](std::string_view t) {
+    try {
+      return parse_catch_kinds(t);
+    } catch (const std::invalid_argument& e) {
+      throw CellError(e.what());
+    }
   });
   const std::string_view op = row.text("op");
   if (op == "mla_decode") {

@@ -87,6 +87,14 @@ TEST(MlaTolerance, F16SubnormalPAddsItsAbsoluteError) {
   EXPECT_NEAR(with.o.abs - without.o.abs, 2 * (0x1p-11 + k) / (1 + k), 1e-12);
 }
 
+TEST(MlaTolerance, F16PAtN65536IsFiveUnitRoundoffs) {
+  // docs/tolerance.md's numbers: K = n*u_p*nmin_p = 2^16*2^-11*2^-14 = 2^-9 = 4*u_p, so
+  // e_p = (u_p + K)/(1 + K) = 5*u_p/(1 + 2^-9) = 0.00244.
+  const MlaTolerances t = mla_decode_tolerance(problem(1 << 16, DType::f16), 1, 1);
+  EXPECT_NE(t.o.rule.find("K=n*u_p*nmin_p=0.00195"), std::string::npos) << t.o.rule;
+  EXPECT_NE(t.o.rule.find("e_p=0.00244"), std::string::npos) << t.o.rule;
+}
+
 // --- a model of a correct kernel ---------------------------------------------------------------
 
 struct Outputs {

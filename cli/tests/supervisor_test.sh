@@ -4,7 +4,9 @@
 #           other row is there, and the exit status is 1;
 #   hang:   the watchdog kills a worker stuck in a case and the run goes on;
 #   resume: a run killed with SIGKILL (supervisor and worker) keeps every finished row, and
-#           --resume runs exactly the missing cases: no row lost, none twice.
+#           --resume runs exactly the missing cases: no row lost, none twice; resuming the
+#           finished report runs nothing (every case, scenarios included, has one id in the plan
+#           and in its row).
 # The worker breaks on purpose through MLACHECK_TEST_CRASH_CASE / MLACHECK_TEST_HANG_CASE.
 # Usage: supervisor_test.sh <mlacheck> <scratch folder> crash|hang|resume
 set -u
@@ -26,7 +28,7 @@ cp "$work/report.csv" "$work/clean.csv"
 
 case $3 in
 crash)
-  MLACHECK_TEST_CRASH_CASE=oracle-kimi-k2.5-tp8 "$mlacheck" "${args[@]}" --out "$work" > "$work/run.log" 2>&1
+  MLACHECK_TEST_CRASH_CASE=oracle-kimi-k2.5-tp8 "$mlacheck" "${args[@]}" --out "$work" --force > "$work/run.log" 2>&1
   rc=$?
   [ $rc -eq 1 ] || fail "exit status $rc, expected 1 (an ERRORED case)"
   grep -q '^oracle-kimi-k2.5-tp8,.*ERRORED,the worker process died while running this case: signal 6' "$work/report.csv" \
@@ -34,7 +36,7 @@ crash)
   [ "$(rows "$work/report.csv")" -eq "$total" ] || fail "$(rows "$work/report.csv") rows, expected $total"
   ;;
 hang)
-  MLACHECK_TEST_HANG_CASE=oracle-deepseek-v2-lite-tp2 timeout 120 "$mlacheck" "${args[@]}" --timeout 2 --out "$work" \
+  MLACHECK_TEST_HANG_CASE=oracle-deepseek-v2-lite-tp2 timeout 120 "$mlacheck" "${args[@]}" --timeout 2 --out "$work" --force \
     > "$work/run.log" 2>&1
   rc=$?
   [ $rc -eq 1 ] || fail "exit status $rc, expected 1"
@@ -45,7 +47,7 @@ hang)
 resume)
   # Hang at the third case with a long watchdog, kill everything once two rows are written.
   setsid env MLACHECK_TEST_HANG_CASE=oracle-deepseek-v2-lite-tp2 "$mlacheck" "${args[@]}" --timeout 600 \
-    --out "$work" > "$work/run.log" 2>&1 &
+    --out "$work" --force > "$work/run.log" 2>&1 &
   leader=$!
   for _ in $(seq 1 200); do
     [ -f "$work/report.csv" ] && [ "$(rows "$work/report.csv")" -ge 2 ] && break
@@ -62,6 +64,10 @@ resume)
   ids_unique "$work/report.csv" || fail "a case appears twice after resume"
   diff <(cut -d, -f1 "$work/clean.csv" | sort) <(cut -d, -f1 "$work/report.csv" | sort) > /dev/null \
     || fail "resumed report holds other cases than a clean run"
+  "$mlacheck" "${args[@]}" --out "$work" --resume > "$work/again.log" 2>&1 || fail "second resume failed: $(tail -3 "$work/again.log")"
+  grep -q "; 0 cases to run, $total kept from the report being resumed" "$work/again.log" \
+    || fail "resuming a finished report ran cases again: $(head -1 "$work/again.log")"
+  [ "$(rows "$work/report.csv")" -eq "$total" ] || fail "$(rows "$work/report.csv") rows after a second resume, expected $total"
   ;;
 esac
 echo "PASS: $3"

@@ -4,8 +4,13 @@
 
 #include <csignal>
 
-#include "plan/run_plan.hpp"
+#include <algorithm>
+
 #include "cli/supervisor.hpp"
+#include "core/gather_problem.hpp"
+#include "core/mla_problem.hpp"
+#include "device/kernels/split_kv_plan.hpp"
+#include "plan/run_plan.hpp"
 
 namespace mlacheck::cli {
 namespace {
@@ -49,6 +54,49 @@ TEST(RunPlan, DefaultPlanHasUniqueIdsAndEveryKind) {
   EXPECT_EQ(build_run_plan(o).size(), 1u);
   o.case_repro = "mla_decode:heads=sixteen";
   EXPECT_THROW(build_run_plan(o), std::invalid_argument);
+}
+
+TEST(RunPlan, OneIdPerCaseEverywhere) {
+  // The row a worker writes carries the repro's name; the plan, resume and merge key on the id.
+  RunPlanOptions o;
+  o.property_cases = 16;
+  o.scenarios_file = MLACHECK_SOURCE_DIR "/scenarios/upstream.csv";
+  bool scenario = false;
+  for (const RunCase& c : build_run_plan(o)) {
+    const std::string name = c.repro.rfind("kv_gather:", 0) == 0 ? parse_kv_gather(c.repro).name
+                                                                  : parse_mla_decode(c.repro).name;
+    EXPECT_EQ(name, c.id);
+    scenario |= c.id.rfind("scenario.", 0) == 0;
+  }
+  EXPECT_TRUE(scenario);
+}
+
+TEST(RunPlan, OnlyThePropertySweepIsGenerated) {
+  RunPlanOptions o;
+  o.property_cases = 16;
+  o.scenarios_file = MLACHECK_SOURCE_DIR "/scenarios/upstream.csv";
+  for (const RunCase& c : build_run_plan(o)) {
+    EXPECT_EQ(c.origin == CaseOrigin::generated, c.id.rfind("sweep-", 0) == 0) << c.id;
+  }
+}
+
+TEST(RunPlan, ThePropertySweepDrawsRealisticShapesTheKernelsTake) {
+  RunPlanOptions o;
+  o.property_cases = 200;
+  int mla = 0, heads128 = 0, max_kv = 0, max_batch = 0, refused = 0;
+  for (const RunCase& c : build_run_plan(o)) {
+    if (c.origin != CaseOrigin::generated || c.repro.rfind("mla_decode:", 0) != 0) continue;
+    const MlaDecodeProblem p = parse_mla_decode(c.repro);
+    ++mla;
+    heads128 += heads(p) == 128 ? 1 : 0;
+    max_kv = std::max(max_kv, max_kv_len(p));
+    max_batch = std::max(max_batch, batch(p));
+    refused += kernels::split_kv_unsupported(kernels::split_kv_shape(p, 1)) ? 1 : 0;
+  }
+  EXPECT_GE(heads128 * 10, mla) << heads128 << " of " << mla << " cases hold 128 heads per rank";
+  EXPECT_GE(max_kv, 16383);
+  EXPECT_GE(max_batch, 48);
+  EXPECT_EQ(refused, 0);
 }
 
 }  // namespace

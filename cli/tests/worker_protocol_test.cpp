@@ -32,9 +32,20 @@ TEST(WorkerProtocol, CaseLineRoundTrips) {
   EXPECT_EQ(back.index, 7u);
   EXPECT_EQ(back.run_case.kind, RunCase::Kind::oracle_self_check);
   EXPECT_EQ(back.run_case.repro, c.repro);
-  EXPECT_THROW(decode_case_line("7\tdevice"), std::invalid_argument);
-  EXPECT_THROW(decode_case_line("seven\tdevice\tmla_decode:"), std::invalid_argument);
+  EXPECT_THROW(decode_case_line("7\tcurated"), std::invalid_argument);
+  EXPECT_THROW(decode_case_line("seven\tcurated\tmla_decode:"), std::invalid_argument);
   EXPECT_THROW(decode_case_line("7\tgpu\tmla_decode:"), std::invalid_argument);
+}
+
+TEST(WorkerProtocol, ADeviceCaseKeepsItsOrigin) {
+  // A worker must know which device cases are curated: a refusal of one fails the run.
+  for (CaseOrigin origin : {CaseOrigin::curated, CaseOrigin::generated}) {
+    RunCase c{"d", RunCase::Kind::device, "mla_decode:name=d;heads=16", 1.0, origin};
+    const std::string line = encode_case_line(2, c);
+    const CaseLine back = decode_case_line(line.substr(0, line.size() - 1));
+    EXPECT_EQ(back.run_case.kind, RunCase::Kind::device);
+    EXPECT_EQ(back.run_case.origin, origin);
+  }
 }
 
 TEST(WorkerProtocol, RowFramesArriveWholeOrWait) {

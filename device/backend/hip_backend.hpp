@@ -18,6 +18,8 @@ class HipBackend final : public Backend {
   std::optional<std::string> supports(const KvGatherProblem& p) const override;
   MlaDecodeRun run(const MlaDecodeProblem& p, const MlaDecodeInputs& in, const FaultSet& faults) override;
   KvGatherRun run(const KvGatherProblem& p, const KvGatherInputs& in, const FaultSet& faults) override;
+  int device_index() const override { return info_.index; }
+  std::string device_pci_bus_id() const override { return info_.pci_bus_id; }
 
  private:
   DeviceInfo info_;

@@ -36,6 +36,10 @@ DeviceInfo device_info(int index) {
   info.index = index;
   info.name = prop.name;
   info.arch = prop.gcnArchName;
+  // The index is this process's (HIP_/CUDA_VISIBLE_DEVICES renumber); the bus id names the board.
+  char bus_id[64] = {};
+  GPU_CHECK(hipDeviceGetPCIBusId(bus_id, static_cast<int>(sizeof bus_id), index));
+  info.pci_bus_id = bus_id;
   info.compute_units = prop.multiProcessorCount;
   info.warp_size = prop.warpSize;
   info.max_threads_per_block = prop.maxThreadsPerBlock;

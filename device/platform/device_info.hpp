@@ -24,6 +24,7 @@ struct DeviceInfo {
   int index = 0;
   std::string name;       // marketing name, e.g. "AMD Instinct MI300X", "NVIDIA H100 80GB HBM3"
   std::string arch;       // compilation target, e.g. "gfx942:sramecc+:xnack-", "sm_90"
+  std::string pci_bus_id;  // domain:bus:device.function, e.g. "0000:18:00.0": which physical GPU
   int compute_units = 0;  // CUs on AMD, SMs on NVIDIA: what work is split across
   int warp_size = 0;      // 64 on CDNA, 32 on NVIDIA and RDNA; never assume either
   int max_threads_per_block = 0;

@@ -47,6 +47,9 @@ inline hipError_t hipGetDeviceCount(int* count) { return cudaGetDeviceCount(coun
 inline hipError_t hipGetDevice(int* device) { return cudaGetDevice(device); }
 inline hipError_t hipSetDevice(int device) { return cudaSetDevice(device); }
 inline hipError_t hipDeviceSynchronize() { return cudaDeviceSynchronize(); }
+inline hipError_t hipDeviceGetPCIBusId(char* bus_id, int length, int device) {
+  return cudaDeviceGetPCIBusId(bus_id, length, device);
+}
 
 inline hipError_t hipGetDeviceProperties(hipDeviceProp_t* prop, int device) {
   cudaDeviceProp cuda{};

@@ -16,10 +16,12 @@ TEST(CtestGpuPin, ProcessSeesTheGpuCtestAssigned) {
 #else
   const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
 #endif
-  ASSERT_NE(visible, nullptr);
   const std::string text(spec);
   const std::size_t id = text.find("id:") + 3;
-  EXPECT_EQ(std::string(visible), text.substr(id, text.find(',', id) - id));
+  const std::string gpu = text.substr(id, text.find(',', id) - id);
+  if (gpu == "none") GTEST_SKIP() << "the resource spec's stand-in for a machine without GPUs";
+  ASSERT_NE(visible, nullptr);
+  EXPECT_EQ(std::string(visible), gpu);
 }
 
 }  // namespace

@@ -11,16 +11,25 @@
 
 namespace mlacheck {
 
-// Device against oracle: up to 64 requests, caches up to 2048 tokens, 2% of cases with one at 16k.
-inline constexpr MlaGenLimits kOracleCaseLimits{
-    .max_batch = 64, .max_kv_len = 2048, .long_kv_percent = 2, .max_oracle_flops = 3e9};
+// Device against oracle: up to 64 requests, caches up to 2048 tokens, 2% of cases with one at 16k;
+// only shapes the kernels take (refusals are drawn by MlaDecodeOnGpu.RefusalsAreSkippedNotPassed).
+inline constexpr MlaGenLimits kOracleCaseLimits{.max_batch = 64,
+                                               .max_kv_len = 2048,
+                                               .long_kv_percent = 2,
+                                               .max_oracle_flops = 3e9,
+                                               .device_shapes_only = true};
 // Device against device (no oracle): the same shapes; the budget keeps input fills and uploads
 // alike, so both kinds of property see the same space.
 inline constexpr MlaGenLimits kDeviceOnlyCaseLimits = kOracleCaseLimits;
 // Tensor parallelism: the model's oracle runs tp (up to 16) times a rank's heads, and every rank
 // encodes and uploads the whole cache, so a rank's budget is smaller.
-inline constexpr MlaGenLimits kTensorParallelCaseLimits{
-    .max_batch = 32, .max_kv_len = 1024, .long_kv_percent = 1, .max_oracle_flops = 6e8};
+inline constexpr MlaGenLimits kTensorParallelCaseLimits{.max_batch = 32,
+                                                       .max_kv_len = 1024,
+                                                       .long_kv_percent = 1,
+                                                       .max_oracle_flops = 6e8,
+                                                       .device_shapes_only = true};
+// Refusals: every problem validate() accepts, small (a refused case costs nothing on the device).
+inline constexpr MlaGenLimits kRefusalCaseLimits{.max_batch = 4, .max_kv_len = 64};
 // Gathers copy [tokens, kv_heads, head_size] for K and V: the host fill and compare bound them.
 inline constexpr GatherGenLimits kGatherCaseLimits{.max_batch = 8, .max_kv_len = 1024};
 

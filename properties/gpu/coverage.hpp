@@ -46,8 +46,9 @@ class CoverageRegistry {
   // One table per completed property: bucket, cases passed, cases refused and why (the commonest
   // reason naming the bucket, else the commonest reason).
   void print(std::ostream& os) const;
-  // "<property>: <bucket>" for every expected bucket that received no case at all. A bucket whose
-  // cases the backend all refused is not a hole but SKIPPED: print() names it with the reason.
+  // "<property>: <bucket>" for every expected bucket without a case checked and passed: one that
+  // received no case, and one whose every case the backend refused (with the reason), since a
+  // bucket nothing was checked in is not covered, whatever was drawn into it.
   std::vector<std::string> holes() const;
 
  private:

@@ -17,8 +17,12 @@ namespace {
 
 using rc::gen::inRange;
 
+// The widest rope MLA decode kernels stage (the hip backend's split-KV and persistent paths, as
+// AITER's): device/kernels/split_kv_plan.hpp's kMaxRopeTile, which test support cannot include.
+constexpr int kKernelsMaxRope = 64;
+
 // (total_heads, tp). Model splits give per-rank 1, 2, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128.
-rc::Gen<std::pair<int, int>> gen_head_split() {
+rc::Gen<std::pair<int, int>> gen_head_split(int heads128_percent) {
   const auto model = rc::gen::exec([] {
     const int total = *shrinking_element(16, 32, 64, 96, 128);
     std::vector<int> tps;
@@ -32,14 +36,23 @@ rc::Gen<std::pair<int, int>> gen_head_split() {
     const int tp = *shrinking_element(1, 2, 3, 4);
     return std::pair{per_rank * tp, tp};
   });
-  return rc::gen::oneOf(model, random);
+  const auto split = rc::gen::oneOf(model, random);
+  if (heads128_percent <= 0) return split;
+  // The widest rank first in the list: a counterexample shrinks away from it to the smaller splits.
+  return rc::gen::exec([split, heads128_percent] {
+    const bool widest = *weighted_shrinking_element<bool>(
+        {{static_cast<std::size_t>(100 - heads128_percent), false}, {static_cast<std::size_t>(heads128_percent), true}});
+    return widest ? std::pair{128, 1} : *split;
+  });
 }
 
 // (Lv, rope): the narrowest real shape first, since shrinking_element shrinks toward earlier entries.
-rc::Gen<std::pair<int, int>> gen_latent_widths() {
+// Random widths are multiples of 16: Lv up to 512; rope up to 128, or 64 for device shapes.
+rc::Gen<std::pair<int, int>> gen_latent_widths(bool device_shapes_only) {
+  const int rope_steps = device_shapes_only ? kKernelsMaxRope / 16 : 8;
   return rc::gen::oneOf(
       shrinking_element(std::pair{128, 64}, std::pair{256, 32}, std::pair{256, 64}, std::pair{512, 64}),
-      rc::gen::exec([] { return std::pair{16 * *inRange(1, 33), 16 * *inRange(0, 9)}; }));
+      rc::gen::exec([rope_steps] { return std::pair{16 * *inRange(1, 33), 16 * *inRange(0, rope_steps + 1)}; }));
 }
 
 rc::Gen<int> gen_q_len() {
@@ -56,14 +69,20 @@ int oracle_kv_cap(const MlaDecodeProblem& p, int q_len, double flops) {
 
 }  // namespace
 
+bool device_shape(const MlaDecodeProblem& p) {
+  const auto sixteen_bit = [](DType t) { return t == DType::bf16 || t == DType::f16; };
+  return sixteen_bit(p.q_dtype) && sixteen_bit(p.o_dtype) && p.kv_dtype != DType::f32 && p.kv_lora_rank <= 512 &&
+         p.rope_dim <= kKernelsMaxRope;
+}
+
 rc::Gen<MlaDecodeProblem> gen_mla_decode_problem(MlaGenLimits limits) {
   return rc::gen::withSize([limits](int size) {
     return rc::gen::exec([limits, size] {
       MlaDecodeProblem p;
       p.name = *gen_problem_name();
-      std::tie(p.total_heads, p.tp) = *gen_head_split();
+      std::tie(p.total_heads, p.tp) = *gen_head_split(limits.heads128_percent);
       p.tp_rank = *inRange(0, p.tp);
-      std::tie(p.kv_lora_rank, p.rope_dim) = *gen_latent_widths();
+      std::tie(p.kv_lora_rank, p.rope_dim) = *gen_latent_widths(limits.device_shapes_only);
       p.block_size = *rc::gen::oneOf(shrinking_element(16, 1, 64), inRange(1, 129));
 
       const int requests = *inRange(1, 1 + std::max(1, limits.max_batch * size / 100));
@@ -83,10 +102,16 @@ rc::Gen<MlaDecodeProblem> gen_mla_decode_problem(MlaGenLimits limits) {
       }
       p.num_blocks = blocks_needed(p) + *inRange(0, 3);  // spare blocks hold NaN
 
-      p.q_dtype = *shrinking_element(DType::bf16, DType::f16, DType::f32);
-      p.kv_dtype =
-          *shrinking_element(DType::bf16, DType::f16, DType::fp8_e4m3fn, DType::fp8_e4m3fnuz, DType::f32);
-      p.o_dtype = *shrinking_element(DType::bf16, DType::f16, DType::f32);
+      if (limits.device_shapes_only) {
+        p.q_dtype = *shrinking_element(DType::bf16, DType::f16);
+        p.kv_dtype = *shrinking_element(DType::bf16, DType::f16, DType::fp8_e4m3fn, DType::fp8_e4m3fnuz);
+        p.o_dtype = *shrinking_element(DType::bf16, DType::f16);
+      } else {
+        p.q_dtype = *shrinking_element(DType::bf16, DType::f16, DType::f32);
+        p.kv_dtype =
+            *shrinking_element(DType::bf16, DType::f16, DType::fp8_e4m3fn, DType::fp8_e4m3fnuz, DType::f32);
+        p.o_dtype = *shrinking_element(DType::bf16, DType::f16, DType::f32);
+      }
       if (is_fp8(p.kv_dtype)) {
         p.kv_scale = *rc::gen::oneOf(shrinking_element(1.0f, 0.5f, 0.0625f, 2.0f),
                                      rc::gen::map(inRange(1, 1 << 16), [](int k) { return static_cast<float>(k) / 4096.0f; }));

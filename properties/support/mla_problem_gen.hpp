@@ -21,14 +21,26 @@ struct MlaGenLimits {
   // each request's kv_len is capped to its share, so the cost of a case stays bounded whatever
   // heads, widths and batch were drawn. 0: no bound.
   double max_oracle_flops = 0.0;
+  // Draw only the shapes MLA decode kernels take (device_shapes_only()): 16-bit q and O, a 16-bit
+  // or fp8 e4m3 cache, Lv <= 512, rope <= 64. Device properties, mutate and the run's property
+  // sweep set it, so their budget goes to cases that run, and refusals are drawn only by the test
+  // that checks refusals. Off: everything validate() accepts (f32 tensors, rope up to 128), which
+  // the oracle's own properties cover.
+  bool device_shapes_only = false;
+  // Percent of cases that draw one rank of 128 heads (DeepSeek-V3 at TP1, the widest rank vLLM
+  // runs), on top of the model and random head splits; 0 leaves the splits to chance (about 2%).
+  int heads128_percent = 0;
 };
+
+// Whether `p` lies in the shape domain MLA decode kernels take (MlaGenLimits::device_shapes_only).
+bool device_shape(const MlaDecodeProblem& p);
 
 // Heads and TP from real models (DeepSeek-V3 128, Kimi-K2 64, DeepSeek-V2-Lite 16,
 // Mistral-Small-4 32, a 96-head model) and random splits; q_len 1..8 leaning on the non-powers of
 // two 3, 5, 6, 7, mixed within a batch; 1..max_batch requests; cache lengths from the kernels'
 // geometry (see gen_kv_len) and, rarely, the 16k boundary; block sizes 1, 16, 64 and random 1..128;
 // (Lv, rope) of real models and random multiples of 16; every dtype combination validate()
-// accepts. Batch and cache lengths grow with rapidcheck's size (its inRange draws from a range that
+// accepts, or with device_shapes_only the 16-bit and fp8 ones kernels take. Batch and cache lengths grow with rapidcheck's size (its inRange draws from a range that
 // grows with it too) and shrink toward one request of a few tokens. The result has
 // with_defaults() applied and passes validate().
 rc::Gen<MlaDecodeProblem> gen_mla_decode_problem(MlaGenLimits limits = {});

@@ -33,7 +33,10 @@ void expect_same_row(const CaseResult& a, const CaseResult& b) {
   EXPECT_EQ(a.op, b.op);
   EXPECT_EQ(a.repro, b.repro);
   EXPECT_EQ(a.backend, b.backend);
+  EXPECT_EQ(a.backend_version, b.backend_version);
   EXPECT_EQ(a.device, b.device);
+  EXPECT_EQ(a.device_index, b.device_index);
+  EXPECT_EQ(a.device_pci_bus_id, b.device_pci_bus_id);
   EXPECT_EQ(a.path, b.path);
   EXPECT_EQ(a.faults, b.faults);
   EXPECT_EQ(a.state, b.state);
@@ -103,10 +106,11 @@ TEST(CsvReport, HeaderIsTheDocumentedColumnList) {
   ScratchDir dir;
   CsvReportWriter w(dir.file("report.csv"));
   const std::string header = slurp(dir.file("report.csv"));
-  EXPECT_EQ(header.substr(0, 40), "id,op,repro,backend,device,path,faults,s");
+  EXPECT_EQ(header.substr(0, 99),
+            "id,op,repro,backend,backend_version,device,device_index,device_pci_bus_id,path,faults,state,reason,");
   EXPECT_NE(header.find(",reason,o_max_abs_err,o_max_rel_err,o_rms_rel_err,o_cosine,o_mismatches,"), std::string::npos);
   EXPECT_NE(header.find(",v_tol_rule,canaries,num_splits,reference_ms,device_ms,wall_ms\n"), std::string::npos);
-  EXPECT_EQ(kReportColumnCount, 62u);
+  EXPECT_EQ(kReportColumnCount, 65u);
   const std::string doc = slurp(MLACHECK_SOURCE_DIR "/docs/report-columns.md");
   ASSERT_FALSE(doc.empty());
   for (std::string_view c : kLeadingColumns) EXPECT_NE(doc.find("| `" + std::string(c) + "` |"), std::string::npos) << c;
@@ -213,7 +217,7 @@ TEST(CsvReport, DamageIsReportedWithFileLineAndReason) {
   EXPECT_EQ(damaged(dir, [](std::string& t) { t.replace(t.find(",o_cosine,"), 10, ",o_cos,"); }),
             f + ":1: header has unknown column 'o_cos'");
   EXPECT_EQ(damaged(dir, [](std::string& t) { t.insert(nth_line(t, 3), "x,y,z\n"); }),
-            f + ":3: fewer fields than the 62 columns");
+            f + ":3: fewer fields than the 65 columns");
   EXPECT_EQ(damaged(dir, [](std::string& t) { t.replace(t.find(",FAILED,"), 8, ",FAIL,"); }),
             f + ":3: column 'state': 'FAIL' is not a result state (PASSED, FAILED, ERRORED, SKIPPED, MISTRUSTED, KNOWN_BUG)");
   EXPECT_EQ(damaged(dir, [](std::string& t) { t.replace(t.rfind(",1.5\n"), 5, ",1.5x\n"); }),
@@ -237,6 +241,37 @@ TEST(CsvReport, APartlyEmptyTensorGroupIsDamage) {
   spit(dir.file("report.csv"), text);
   EXPECT_EQ(error_of(dir.file("report.csv")),
             dir.file("report.csv") + ":2: column 'o_cosine': '' is empty while other o_ columns are set");
+}
+
+TEST(CsvReport, AReportWithoutTheLaterColumnsReadsThemAsNotApplying) {
+  // Written before backend_version, device_index and device_pci_bus_id existed (docs/report-columns.md).
+  const CsvReport old = read_csv_report(MLACHECK_SOURCE_DIR "/reports/tests/data/before-device-columns.csv");
+  const CsvReport now = read_csv_report(MLACHECK_SOURCE_DIR "/reports/tests/data/base.csv");
+  ASSERT_EQ(old.rows.size(), now.rows.size());
+  for (std::size_t i = 0; i < old.rows.size(); ++i) {
+    EXPECT_EQ(old.rows[i].id, now.rows[i].id);
+    EXPECT_EQ(old.rows[i].device, now.rows[i].device);
+    EXPECT_EQ(old.rows[i].device_index, -1);
+    EXPECT_EQ(old.rows[i].device_pci_bus_id, "");
+    EXPECT_EQ(old.rows[i].backend_version, "");
+  }
+}
+
+TEST(CsvReport, AMissingColumnOtherThanTheLaterOnesIsDamage) {
+  ScratchDir dir;
+  const std::string f = dir.file("report.csv");
+  EXPECT_EQ(damaged(dir, [](std::string& t) { t.replace(t.find(",faults,"), 8, ","); }),
+            f + ":1: header lacks column 'faults'");
+}
+
+TEST(CsvReport, TheGpuIndexAndBusIdRoundTripAndMinusOneIsEmpty) {
+  CaseResult row = test::mla_row("g", ResultState::passed, 100, DType::bf16, "split_kv", 0.001);
+  row.device_index = 3;
+  row.device_pci_bus_id = "0000:c1:00.0";
+  EXPECT_NE(csv_record(row).find(",NVIDIA H100 80GB HBM3 (sm_90),3,0000:c1:00.0,split_kv,"), std::string::npos);
+  row.device_index = -1;
+  row.device_pci_bus_id.clear();
+  EXPECT_NE(csv_record(row).find(",NVIDIA H100 80GB HBM3 (sm_90),,,split_kv,"), std::string::npos);
 }
 
 TEST(CsvReport, ACommittedReportStillReadsAndWritesByteForByte) {

@@ -93,6 +93,23 @@ TEST(HtmlReport, TablesHoldOneRowPerThing) {
   EXPECT_EQ(count_named(tags_in_section(tags, "coverage"), "tr"), 1u + coverage_buckets().size());
 }
 
+TEST(HtmlReport, NamesEachGpuByIndexAndBusIdBesideItsName) {
+  std::vector<CaseResult> rows = a_run();
+  CaseResult other = mla_row("on-gpu-3", ResultState::passed, 17, DType::bf16, "split_kv", 1e-4);
+  other.device_index = 3;
+  other.device_pci_bus_id = "0000:c1:00.0";
+  rows.push_back(other);
+  const std::string html = html_of(rows);
+  const std::size_t summary = html.find("<section id=\"summary\">");
+  const std::size_t categories = html.find("<section id=\"categories\">");
+  for (const char* label : {"NVIDIA H100 80GB HBM3 (sm_90) [GPU 1, 0000:2a:00.0]",
+                            "NVIDIA H100 80GB HBM3 (sm_90) [GPU 3, 0000:c1:00.0]"}) {
+    const std::size_t in_summary = html.find(label, summary);
+    EXPECT_LT(in_summary, categories) << label;
+    EXPECT_NE(html.find(label, categories), std::string::npos) << label;
+  }
+}
+
 TEST(HtmlReport, WorstCasesStartWithFailuresAndShowRepros) {
   const std::string html = html_of(a_run());
   const std::size_t worst = html.find("<section id=\"worst-cases\">");

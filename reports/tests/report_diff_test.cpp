@@ -69,13 +69,21 @@ TEST(ReportDiff, LseAndGatherTensorsAreComparedToo) {
   EXPECT_EQ(d.regressed_cases(), 2u);
 }
 
-TEST(ReportDiff, CasesInOneReportOnlyAreListedNotRegressions) {
+TEST(ReportDiff, ACaseMissingFromTheNewReportIsARegressionANewCaseIsNot) {
   const ReportDiff d = diff_reports(std::vector{row("a", ResultState::passed), row("gone", ResultState::passed)},
                                     std::vector{row("a", ResultState::passed), row("new", ResultState::failed)}, 2.0);
   EXPECT_EQ(d.common, 1u);
   EXPECT_EQ(d.only_in_base, std::vector<std::string>{"gone"});
   EXPECT_EQ(d.only_in_new, std::vector<std::string>{"new"});
-  EXPECT_EQ(d.regressed_cases(), 0u);
+  EXPECT_EQ(d.regressed_cases(), 1u);
+  const std::string text = format_diff(d, "b", "n");
+  EXPECT_NE(text.find("missing from new (1):\n  REGRESSION  gone\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n1 regressed cases: 0 of 1 in both reports, 1 missing from the new report\n"), std::string::npos)
+      << text;
+  EXPECT_EQ(diff_reports(std::vector{row("a", ResultState::passed)},
+                         std::vector{row("a", ResultState::passed), row("new", ResultState::passed)}, 2.0)
+                .regressed_cases(),
+            0u);
 }
 
 TEST(ReportDiff, TheCommittedFixturesListEveryRegressionWithItsRepro) {
@@ -94,9 +102,11 @@ TEST(ReportDiff, TheCommittedFixturesListEveryRegressionWithItsRepro) {
             std::string::npos)
       << text;
   EXPECT_EQ(text.find("kimi.bs1.2.split_kv:"), std::string::npos);  // 1.5x is within the factor
-  EXPECT_NE(text.find("only in base (1):\n  mistral.decode.4.persistent\n"), std::string::npos);
+  EXPECT_NE(text.find("missing from new (1):\n  REGRESSION  mistral.decode.4.persistent\n"), std::string::npos);
   EXPECT_NE(text.find("only in new (1):\n  k3.decode.5.split_kv\n"), std::string::npos);
-  EXPECT_NE(text.find("\n2 regressed cases of 4 in both reports\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n3 regressed cases: 2 of 4 in both reports, 1 missing from the new report\n"),
+            std::string::npos)
+      << text;
   EXPECT_EQ(diff_reports(base.rows, base.rows, 2.0).regressed_cases(), 0u);
 }
 

@@ -50,7 +50,7 @@ TEST(ReportMerge, ARepeatedIdNamesBothFilesAndLines) {
 
 TEST(ReportFolder, WritesAllThreeFromTheCsv) {
   ScratchDir dir;
-  ReportFolder folder(dir.path().string());
+  ReportFolder folder(dir.path().string(), ReportFolder::Mode::fresh);
   folder.append(row("a"));
   folder.append(mla_row("b", ResultState::failed, 100, DType::bf16, "split_kv", 1.0));
   folder.finish();
@@ -61,19 +61,48 @@ TEST(ReportFolder, WritesAllThreeFromTheCsv) {
   EXPECT_NE(h.find("<section id=\"all-cases\">"), std::string::npos);
 }
 
-TEST(ReportFolder, AMissingOrWrongFolderIsAClearError) {
+std::string folder_error(const std::string& path, ReportFolder::Mode mode) {
+  try {
+    ReportFolder folder(path, mode);
+  } catch (const ReportError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+TEST(ReportFolder, CreatesAMissingFolderAndRefusesAFile) {
   ScratchDir dir;
-  const auto error = [](const std::string& path) {
-    try {
-      ReportFolder folder(path);
-    } catch (const ReportError& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  EXPECT_EQ(error(dir.file("nope")), "output folder " + dir.file("nope") + " does not exist");
+  EXPECT_EQ(folder_error(dir.file("new/nested"), ReportFolder::Mode::fresh), "no error");
+  EXPECT_TRUE(std::filesystem::exists(dir.file("new/nested/report.csv")));
   std::ofstream(dir.file("plain")) << "x";
-  EXPECT_EQ(error(dir.file("plain")), "output folder " + dir.file("plain") + " is not a folder");
+  EXPECT_EQ(folder_error(dir.file("plain"), ReportFolder::Mode::fresh),
+            "output folder " + dir.file("plain") + " is not a folder");
+  EXPECT_EQ(folder_error(dir.file("absent"), ReportFolder::Mode::resume),
+            "--resume: output folder " + dir.file("absent") + " does not exist; nothing to resume");
+}
+
+TEST(ReportFolder, NeverTruncatesAReportUnlessTold) {
+  ScratchDir dir;
+  {
+    ReportFolder first(dir.path().string(), ReportFolder::Mode::fresh);
+    first.append(row("a"));
+    first.finish();
+  }
+  EXPECT_EQ(folder_error(dir.path().string(), ReportFolder::Mode::fresh),
+            dir.file("report.csv") + " already holds a run's report: --resume finishes that run, --force replaces it");
+  EXPECT_EQ(read_csv_report(dir.file("report.csv")).rows.size(), 1u);  // untouched
+  {
+    ReportFolder resumed(dir.path().string(), ReportFolder::Mode::resume);
+    EXPECT_EQ(resumed.resume_rows().size(), 1u);
+    EXPECT_TRUE(std::filesystem::exists(dir.file("report.html")));  // resume keeps the folder as it is
+  }
+  {
+    ReportFolder replaced(dir.path().string(), ReportFolder::Mode::replace);
+    // The old run's junit.xml and report.html are gone until this run writes its own.
+    EXPECT_FALSE(std::filesystem::exists(dir.file("junit.xml")));
+    EXPECT_FALSE(std::filesystem::exists(dir.file("report.html")));
+  }
+  EXPECT_EQ(read_csv_report(dir.file("report.csv")).rows.size(), 0u);
 }
 
 }  // namespace

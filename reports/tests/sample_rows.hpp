@@ -40,6 +40,8 @@ inline CaseResult mla_row(const std::string& id, ResultState state, int kv_len, 
   row.repro = to_repro(p);
   row.backend = "hip";
   row.device = "NVIDIA H100 80GB HBM3 (sm_90)";
+  row.device_index = 1;
+  row.device_pci_bus_id = "0000:2a:00.0";
   row.path = path;
   row.state = state;
   if (state == ResultState::skipped) {
@@ -75,6 +77,7 @@ inline CaseResult gather_row(const std::string& id, ResultState state, CacheLayo
   row.op = "kv_gather";
   row.repro = to_repro(p);
   row.backend = "hip";
+  row.backend_version = "2.1.0-test";
   row.device = "gpu";
   row.path = "gather";
   row.state = state;

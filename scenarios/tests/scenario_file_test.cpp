@@ -14,10 +14,10 @@ namespace mlacheck::scenarios {
 namespace {
 
 const std::string kHeader =
-    "id,upstream,reference,model,title,op,fault,heads,tp,lv,rope,kv_lens,q_lens,block_size,q_dtype,kv_dtype,"
+    "id,upstream,reference,model,title,op,fault,caught_by,heads,tp,lv,rope,kv_lens,q_lens,block_size,q_dtype,kv_dtype,"
     "o_dtype,path,layout,interleaved,kv_heads,head_size,seed,note\n";
 const std::string kGoodRow =
-    "ok,S4,ref,DeepSeek-V3,title,mla_decode,non-pow2-qlen-rows-collapse,128,8,512,64,\"100,200\",\"3,5\",16,,,,"
+    "ok,S4,ref,DeepSeek-V3,title,mla_decode,non-pow2-qlen-rows-collapse,comparison,128,8,512,64,\"100,200\",\"3,5\",16,,,,"
     "split_kv,,,,,1,note\n";
 
 // The TableError that loading `text` (written to a file) throws; fails the test if none.
@@ -64,6 +64,8 @@ TEST(GoodScenarioTable, ConvertsEveryColumn) {
   EXPECT_EQ(mla.upstream, "S4");
   EXPECT_EQ(mla.reference, "aiter issue #2720");
   EXPECT_EQ(mla.fault, Fault::non_pow2_qlen_rows_collapse);
+  EXPECT_EQ(mla.caught_by, (std::vector<CatchKind>{CatchKind::comparison}));
+  EXPECT_EQ(scenarios[2].caught_by, (std::vector<CatchKind>{CatchKind::comparison, CatchKind::guard}));
   EXPECT_EQ(mla.note, "a note, with a comma and \"quotes\"");
   EXPECT_EQ(mla.source, path + ":4");
   const auto& p = std::get<MlaDecodeProblem>(mla.problem);
@@ -163,6 +165,15 @@ TEST(MalformedScenarioTable, UnknownFaultOrOp) {
   row = kGoodRow;
   row.replace(row.find("mla_decode"), 10, "mha");
   expect_error(kHeader + row, 2, "op", "'mha' is not one of mla_decode, kv_gather");
+}
+
+TEST(MalformedScenarioTable, CaughtByNamesOnlyWaysToCatchAFault) {
+  std::string row = kGoodRow;
+  row.replace(row.find(",comparison,"), 12, ",comparison|luck,");
+  expect_error(kHeader + row, 2, "caught_by", "'luck' is not a way to catch a fault");
+  row = kGoodRow;
+  row.replace(row.find(",comparison,"), 12, ",,");
+  expect_error(kHeader + row, 2, "caught_by", "required");
 }
 
 TEST(MalformedScenarioTable, RequiredCellEmpty) {
