@@ -55,7 +55,8 @@ struct mlacheck_verdict {
 };
 
 struct mlacheck_report {
-  explicit mlacheck_report(const std::string& dir) : folder(dir) {}
+  // A Report replaces what the folder held, as a fresh report of the caller's choosing.
+  explicit mlacheck_report(const std::string& dir) : folder(dir, mlacheck::ReportFolder::Mode::replace) {}
   mlacheck::ReportFolder folder;
   std::set<std::string> ids;
 };
