@@ -5,8 +5,8 @@
 #   hang:         a plugin that never returns from one case is killed by the watchdog, the run goes on;
 #   not_a_plugin: run, scenarios and bench refuse a library with no entry point before any case
 #                 runs, naming its path (exit status 2);
-#   open_fails:   a plugin whose open() fails makes every device case of `run` ERRORED with its
-#                 message (exit 1) and stops `scenarios` (exit 2).
+#   open_fails:   a plugin whose open() fails is a backend that cannot start: `run` and `scenarios`
+#                 stop before any case runs, naming its message (exit 2), and `run` leaves no rows.
 # Usage: plugin_cli_test.sh <mlacheck> <scratch folder> crash|hang|not_a_plugin|open_fails <test plugin folder>
 set -u
 mlacheck=$1
@@ -34,7 +34,7 @@ clean_run() {
 case $3 in
 crash)
   clean_run
-  MLACHECK_TEST_PLUGIN_CRASH_CASE=$victim "$mlacheck" "${args[@]}" --out "$work" > "$work/run.log" 2>&1
+  MLACHECK_TEST_PLUGIN_CRASH_CASE=$victim "$mlacheck" "${args[@]}" --out "$work" --force > "$work/run.log" 2>&1
   rc=$?
   [ $rc -eq 1 ] || fail "exit status $rc, expected 1 (an ERRORED case)"
   grep -q "^$victim,.*ERRORED,the worker process died while running this case: signal 11" "$work/report.csv" \
@@ -44,11 +44,12 @@ crash)
   ;;
 hang)
   clean_run
-  MLACHECK_TEST_PLUGIN_HANG_CASE=$victim timeout 300 "$mlacheck" "${args[@]}" --timeout 10 --out "$work" \
+  MLACHECK_TEST_PLUGIN_HANG_CASE=$victim timeout 300 "$mlacheck" "${args[@]}" --timeout 10 --out "$work" --force \
     > "$work/run.log" 2>&1
   rc=$?
   [ $rc -eq 1 ] || fail "exit status $rc, expected 1"
-  grep -q "^$victim,.*ERRORED,timed out after 10 s (watchdog)" "$work/report.csv" || fail "no watchdog row for the hung case"
+  # The limit is the base of 10 s plus time that grows with the case's size (case_timeout_s).
+  grep -q -E "^$victim,.*ERRORED,timed out after [0-9]+ s \\(watchdog\\)" "$work/report.csv" || fail "no watchdog row for the hung case"
   [ "$(rows "$work/report.csv")" -eq "$total" ] || fail "$(rows "$work/report.csv") rows, expected $total"
   ;;
 not_a_plugin)
@@ -63,13 +64,11 @@ not_a_plugin)
   [ ! -s "$work/report.csv" ] || fail "run wrote rows before refusing the plugin"
   ;;
 open_fails)
-  "$mlacheck" run --property-cases 4 --backend "$open_fails" --out "$work" > "$work/run.log" 2>&1
+  out=$("$mlacheck" run --property-cases 4 --backend "$open_fails" --out "$work" 2>&1)
   rc=$?
-  [ $rc -eq 1 ] || fail "run: exit status $rc, expected 1"
-  device=$(grep -E '^[A-Za-z0-9_.-]+,(mla_decode|kv_gather),' "$work/report.csv" | grep -v -c '^oracle-')
-  errored=$(grep -c -F "ERRORED,backend plugin $open_fails: open(0) failed: no accelerator of the kind" "$work/report.csv")
-  [ "$errored" -gt 10 ] && [ "$errored" -eq "$device" ] || fail "$errored of $device device rows ERRORED naming open()"
-  grep -q '^oracle-.*,PASSED,' "$work/report.csv" || fail "the oracle self-checks did not run"
+  [ $rc -eq 2 ] || fail "run: exit status $rc, expected 2: $out"
+  printf '%s\n' "$out" | grep -qF "open(0) failed: no accelerator" || fail "run: no error naming open(): $out"
+  [ ! -s "$work/report.csv" ] || fail "run wrote rows for a backend that cannot start"
   out=$("$mlacheck" scenarios --backend "$open_fails" 2>&1)
   rc=$?
   [ $rc -eq 2 ] || fail "scenarios: exit status $rc, expected 2: $out"
