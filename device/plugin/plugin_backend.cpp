@@ -58,6 +58,10 @@ PluginBackend::~PluginBackend() {
 
 std::string PluginBackend::device_name() const { return device_ ? device_->name() : "cpu"; }
 
+int PluginBackend::device_index() const { return device_ ? device_->index() : -1; }
+
+std::string PluginBackend::device_pci_bus_id() const { return device_ ? device_->pci_bus_id() : ""; }
+
 std::optional<std::string> PluginBackend::supports_locked(const MlaDecodeProblem& p) const {
   std::unique_ptr<AbiMlaProblem> abi;
   try {

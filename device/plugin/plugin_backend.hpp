@@ -34,6 +34,8 @@ class PluginBackend final : public Backend {
   std::string name() const override { return library_->name(); }
   std::string version() const override { return library_->version(); }
   std::string device_name() const override;  // the GPU's name and arch, or "cpu"
+  int device_index() const override;                // the GPU's index; -1 for a host plugin
+  std::string device_pci_bus_id() const override;  // "" for a host plugin
   bool on_device() const noexcept { return device_ != nullptr; }
   const PluginLibrary& library() const noexcept { return *library_; }
 

@@ -23,6 +23,7 @@ class PluginDevice {
 
   int index() const noexcept;
   std::string name() const;  // e.g. "NVIDIA H100 80GB HBM3 (sm_90)", as the hip backend names it
+  std::string pci_bus_id() const;  // e.g. "0000:18:00.0", for report rows
   // Makes the GPU current on the calling thread (the runtime keeps it per thread).
   void make_current() const;
   StreamHandle stream() const noexcept;

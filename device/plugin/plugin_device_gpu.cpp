@@ -38,6 +38,8 @@ int PluginDevice::index() const noexcept { return state_->info.index; }
 
 std::string PluginDevice::name() const { return state_->info.name + " (" + state_->info.arch + ")"; }
 
+std::string PluginDevice::pci_bus_id() const { return state_->info.pci_bus_id; }
+
 void PluginDevice::make_current() const { select_device(state_->info.index); }
 
 StreamHandle PluginDevice::stream() const noexcept { return state_->stream.handle(); }

@@ -18,6 +18,8 @@ PluginDevice::PluginDevice(int) {
 PluginDevice::~PluginDevice() = default;
 int PluginDevice::index() const noexcept { return -1; }
 std::string PluginDevice::name() const { return ""; }
+
+std::string PluginDevice::pci_bus_id() const { return ""; }
 void PluginDevice::make_current() const {}
 StreamHandle PluginDevice::stream() const noexcept { return nullptr; }
 void PluginDevice::synchronize() {}

@@ -194,6 +194,9 @@ TEST(PluginBackend, DevicePluginNeedsAGpu) {
   ASSERT_NE(loaded.backend, nullptr) << loaded.reason;
   EXPECT_NE(loaded.backend->device_name(), "cpu");
   const CaseResult row = run_mla_case(decode_problem(), loaded.backend.get(), "");
+  // Rows name the GPU a device plugin ran on, as they do for the built-in backend.
+  EXPECT_EQ(row.device_index, 0);
+  EXPECT_FALSE(row.device_pci_bus_id.empty());
   EXPECT_EQ(row.state, ResultState::errored);
   EXPECT_TRUE(contains(row.reason, "plugin test-device_memory: device_memory test plugin: deliberate failure"))
       << row.reason;

@@ -206,7 +206,7 @@ TEST_F(HipPluginRun, TensorsThatDisagreeWithTheProblemAreNamed) {
 
 TEST_F(HipPluginRun, SupportsNamesWhatItRefuses) {
   MlaDecodeProblem p = problem("odd_rank", 16, 1, {40}, {1}, DType::bf16, DType::bf16, DecodePath::split_kv);
-  p.kv_lora_rank = 500;  // not a width the row-group kernels tile
+  p.rope_dim = 128;  // valid, but wider than the row-group kernels' rope tile
   p = with_defaults(p);
   const AbiMlaProblem abi(p);
   const std::optional<std::string> built_in_answer = built_in_->supports(p);
