@@ -4,10 +4,12 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "api/abi_types.hpp"
+#include "device/staging/abi_problem.hpp"
 #include "device/backend.hpp"
 #include "harness/case_result.hpp"
 #include "harness/mla_case.hpp"
@@ -26,7 +28,7 @@ struct mlacheck_case {
   // mla_decode and oracle self-check cases: the problem and its row before anything ran; the
   // inputs and the oracle's outputs are filled on first need (the oracle is the costly part).
   mlacheck::PreparedMlaCase prepared;
-  mlacheck::api::AbiProblem abi;
+  std::unique_ptr<const mlacheck::AbiMlaProblem> abi;  // the problem as backend_abi.h hands it out
   std::string fill;
   // The inputs as codes, once asked for.
   bool inputs_encoded = false;

@@ -80,8 +80,8 @@ mlacheck_status mlacheck_case_open(const mlacheck_plan* plan, int64_t index, mla
       prepared.problem = mlacheck::parse_mla_decode(c->run_case.repro);
       prepared.row = mlacheck::new_mla_row(prepared.problem);
       prepared.row.id = c->run_case.id;
-      mlacheck::api::fill_abi_problem(prepared.problem, c->abi);
-      c->run_case.repro = c->abi.repro;
+      c->abi = std::make_unique<const mlacheck::AbiMlaProblem>(prepared.problem);
+      c->run_case.repro = c->abi->get().repro;
       c->fill = std::string(mlacheck::to_string(prepared.problem.fill));
     }
     *out = c.release();
@@ -115,7 +115,7 @@ mlacheck_status mlacheck_case_problem(const mlacheck_case* c, const mlacheck_mla
   return api_call("mlacheck_case_problem", [&] {
     require(problem, "problem");
     require_mla(require(c, "case"), "mla_decode problem");
-    *problem = &c->abi.record;
+    *problem = &c->abi->get();
   });
 }
 
@@ -137,7 +137,7 @@ mlacheck_status mlacheck_case_inputs(mlacheck_case* c, mlacheck_mla_tensors* ten
                          std::to_string(sizeof(mlacheck_mla_tensors)) + " bytes (set it to sizeof(mlacheck_mla_tensors))");
     }
     encode_inputs(c);
-    const mlacheck_mla_problem& r = c->abi.record;
+    const mlacheck_mla_problem& r = c->abi->get();
     const mlacheck::MlaDecodeInputs& in = c->prepared.inputs;
     const uint32_t caller_size = tensors->struct_size;
     *tensors = mlacheck_mla_tensors{};
@@ -147,8 +147,9 @@ mlacheck_status mlacheck_case_inputs(mlacheck_case* c, mlacheck_mla_tensors* ten
     // The ABI hands out const inputs through non-const pointers (its struct serves outputs too).
     tensors->block_table = contiguous(const_cast<int32_t*>(in.block_table.data()), MLACHECK_DTYPE_INT32,
                                       {r.batch, r.max_blocks_per_request});
-    tensors->kv_lens = contiguous(c->abi.kv_lens.data(), MLACHECK_DTYPE_INT32, {r.batch});
-    tensors->q_lens = contiguous(c->abi.q_lens.data(), MLACHECK_DTYPE_INT32, {r.batch});
+    // The ABI's views are writable pointers; these inputs are for reading (harness_api.h says so).
+    tensors->kv_lens = contiguous(const_cast<std::int32_t*>(r.kv_lens), MLACHECK_DTYPE_INT32, {r.batch});
+    tensors->q_lens = contiguous(const_cast<std::int32_t*>(r.q_lens), MLACHECK_DTYPE_INT32, {r.batch});
     tensors->qo_indptr = contiguous(c->qo_indptr.data(), MLACHECK_DTYPE_INT32, {r.batch + 1});
     tensors->kv_indptr = contiguous(c->kv_indptr.data(), MLACHECK_DTYPE_INT32, {r.batch + 1});
     tensors->o = contiguous(nullptr, r.o_dtype, {r.total_q_tokens, r.heads, r.kv_lora_rank});

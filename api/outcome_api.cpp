@@ -156,7 +156,7 @@ mlacheck_status mlacheck_outcome_set_o(mlacheck_outcome* o, const mlacheck_tenso
     require(o, "outcome");
     require(tensor, "tensor");
     require_mla_outputs(o, "O");
-    const mlacheck_mla_problem& r = o->of->abi.record;
+    const mlacheck_mla_problem& r = o->of->abi->get();
     mlacheck::api::ReadOutput read =
         mlacheck::api::read_output("O", *tensor, o->of->prepared.problem.o_dtype,
                                    {{r.total_q_tokens, r.heads, r.kv_lora_rank}, {"total_q_tokens", "heads", "kv_lora_rank"}},
@@ -177,7 +177,7 @@ mlacheck_status mlacheck_outcome_set_lse(mlacheck_outcome* o, const mlacheck_ten
       throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT,
                      "LSE base " + std::to_string(base) + " is not 0 (natural) or 1 (log2)");
     }
-    const mlacheck_mla_problem& r = o->of->abi.record;
+    const mlacheck_mla_problem& r = o->of->abi->get();
     mlacheck::api::ReadOutput read = mlacheck::api::read_output(
         "LSE", *tensor, mlacheck::DType::f32, {{r.total_q_tokens, r.heads}, {"total_q_tokens", "heads"}}, unwritten);
     // log2(sum exp2(s log2 e)) = ln(sum exp s) / ln 2: scale back in double, no rounding added.

@@ -18,6 +18,9 @@ struct DecodeTiming {
   double median_us = 0.0;
 };
 
+// The median of timed runs (0 for none): what bench reports for the built-in paths and plugins.
+double median_of(std::vector<double> runs);
+
 // Throws GpuError on a runtime failure, std::invalid_argument for an unsupported problem.
 DecodeTiming time_mla_decode(const MlaDecodeProblem& p, const MlaDecodeInputs& in, int device_index, int warmup,
                              int runs);

@@ -11,17 +11,6 @@
 
 namespace mlacheck {
 
-namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-}  // namespace
-
 DecodeTiming time_mla_decode(const MlaDecodeProblem& p, const MlaDecodeInputs& in, int device_index, int warmup,
                              int runs) {
   if (runs < 1) throw std::invalid_argument("time_mla_decode: runs must be >= 1");
@@ -48,7 +37,7 @@ DecodeTiming time_mla_decode(const MlaDecodeProblem& p, const MlaDecodeInputs& i
     throw std::runtime_error("benchmark of " + p.name + " overwrote the guard of " + broken[0].buffer);
   }
   t.work_count = session.work_count();
-  t.median_us = median(t.us);
+  t.median_us = median_of(t.us);
   return t;
 }
 
@@ -62,7 +51,7 @@ double copy_bandwidth_gbps(int device_index, std::size_t bytes, int runs) {
     const double t = timed_copy_ms(dst, src);
     if (i >= 2) ms.push_back(t);  // the first copies warm the runtime up
   }
-  return 2.0 * static_cast<double>(bytes) / (median(ms) * 1e-3) / 1e9;
+  return 2.0 * static_cast<double>(bytes) / (median_of(ms) * 1e-3) / 1e9;
 }
 
 }  // namespace mlacheck

@@ -25,12 +25,6 @@ struct Message {
   }
 };
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 }  // namespace
 
@@ -165,7 +159,7 @@ DecodeTiming PluginBackend::time_decode(const MlaDecodeProblem& p, const MlaDeco
     throw std::runtime_error("benchmark of " + p.name + " with plugin " + name() + " overwrote the guard of " +
                              last.diag.broken_canaries[0].buffer);
   }
-  t.median_us = median(t.us);
+  t.median_us = median_of(t.us);
   return t;
 }
 
