@@ -27,8 +27,8 @@ MlaDecodeRun HipBackend::run(const MlaDecodeProblem& p, const MlaDecodeInputs& i
   // buffer set, so collect() checks the canaries of all of them.
   MlaDecodeStaging staging(p, in, StagingMemory::device);
   GuardedIntermediates scratch(staging.buffers());
-  const HipDecodeResult result =
-      run_hip_decode_on(staging.problem(), staged_tensors(staging), scratch, info_, nullptr, faults, DeviceTiming::events);
+  const HipDecodeResult result = run_hip_decode_on(staging.problem(), staged_tensors(staging), scratch, info_, nullptr,
+                                                   faults, DeviceTiming::events);
   MlaDecodeRun run = staging.collect(LseBase::natural);
   run.diag.path = std::string(to_string(result.path.path));
   run.diag.path_reason = result.path.reason;

@@ -38,7 +38,7 @@ PersistentPlan make_plan(const MlaDecodeProblem& p, const DeviceInfo& info, cons
   return plan;
 }
 
-// Guarded device copies of the six buffers, handed on as one set.
+// Device copies of the six buffers (intermediates of the run), handed on as one set.
 MetadataBuffers<const std::int32_t*> upload(const HostMetadata& m, DecodeIntermediates& scratch) {
   const auto up = [&](std::string_view name, const std::vector<std::int32_t>& host) -> const std::int32_t* {
     return scratch.input(name, std::span<const std::int32_t>(host));

@@ -24,10 +24,13 @@ void check(const MlaDecodeProblem& p, const char* name, const mlacheck_tensor& t
   const std::string where = "hip backend: tensor " + std::string(name) + " of " + p.name + ": ";
   if (t.data == nullptr) throw std::invalid_argument(where + "data is NULL");
   if (t.dtype != dtype) {
-    throw std::invalid_argument(where + "dtype " + std::to_string(t.dtype) + ", the problem says " + std::to_string(dtype));
+    throw std::invalid_argument(where + "dtype " + std::to_string(t.dtype) + ", the problem says " +
+                                std::to_string(dtype));
   }
   const int n = static_cast<int>(shape.size());
-  if (t.ndim != n) throw std::invalid_argument(where + "ndim " + std::to_string(t.ndim) + ", expected " + std::to_string(n));
+  if (t.ndim != n) {
+    throw std::invalid_argument(where + "ndim " + std::to_string(t.ndim) + ", expected " + std::to_string(n));
+  }
   std::int64_t want_shape[4] = {};
   std::int64_t want_strides[4] = {};
   int i = 0;

@@ -14,8 +14,10 @@ std::vector<std::int32_t> to_int32(const std::vector<int>& v) { return {v.begin(
 
 // The first field (or array element) where two ABI problems differ, or "" when none does.
 std::string first_difference(const mlacheck_mla_problem& a, const mlacheck_mla_problem& b) {
-#define MLACHECK_SAME(field) \
-  if (a.field != b.field) return #field " (" + std::to_string(a.field) + ", the repro says " + std::to_string(b.field) + ")"
+#define MLACHECK_SAME(field)                                                                            \
+  if (a.field != b.field) {                                                                             \
+    return #field " (" + std::to_string(a.field) + ", the repro says " + std::to_string(b.field) + ")"; \
+  }
   MLACHECK_SAME(total_heads);
   MLACHECK_SAME(tp);
   MLACHECK_SAME(tp_rank);

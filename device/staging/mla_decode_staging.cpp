@@ -71,7 +71,8 @@ mlacheck_tensor dense(GuardedBuffer& b, std::int32_t dtype, std::initializer_lis
 LseBase lse_base_from_abi(std::int32_t code) {
   if (code == MLACHECK_LSE_NATURAL) return LseBase::natural;
   if (code == MLACHECK_LSE_LOG2) return LseBase::log2;
-  throw std::invalid_argument("lse_base " + std::to_string(code) + " is neither MLACHECK_LSE_NATURAL (0) nor MLACHECK_LSE_LOG2 (1)");
+  throw std::invalid_argument("lse_base " + std::to_string(code) +
+                              " is neither MLACHECK_LSE_NATURAL (0) nor MLACHECK_LSE_LOG2 (1)");
 }
 
 MlaDecodeStaging::MlaDecodeStaging(const MlaDecodeProblem& problem, const MlaDecodeInputs& in, StagingMemory memory,

@@ -123,6 +123,7 @@ const mlacheck_backend_v1 kTable = {
 }  // namespace
 }  // namespace mlacheck
 
-extern "C" MLACHECK_BACKEND_EXPORT const mlacheck_backend_v1* mlacheck_backend_entry(std::uint32_t harness_abi_version) {
+extern "C" MLACHECK_BACKEND_EXPORT const mlacheck_backend_v1* mlacheck_backend_entry(
+    std::uint32_t harness_abi_version) {
   return harness_abi_version == MLACHECK_BACKEND_ABI_VERSION ? &mlacheck::kTable : nullptr;
 }

@@ -142,7 +142,8 @@ TEST_P(MlaDecodeStagingIn, BlockTableIsRestridedWithMinusOnePastEachRequestsBloc
   std::vector<std::int32_t> widened(static_cast<std::size_t>(batch(p) * wide), 12345);
   for (int r = 0; r < batch(p); ++r) {
     for (int j = 0; j < blocks_for(p, r); ++j) {
-      widened[static_cast<std::size_t>(r * wide + j)] = in.block_table[static_cast<std::size_t>(r * in.block_table_stride + j)];
+      widened[static_cast<std::size_t>(r * wide + j)] =
+          in.block_table[static_cast<std::size_t>(r * in.block_table_stride + j)];
     }
   }
   const std::vector<std::int32_t> original = in.block_table;

@@ -104,7 +104,8 @@ class HipPluginRun : public testing::Test {
     MlaDecodeStaging staging(p, in, StagingMemory::device, table().workspace_bytes(instance_, &abi.get()));
     DeviceStream stream;
     char error[512] = {};
-    if (table().run(instance_, &staging.abi_problem(), &staging.abi_tensors(), stream.handle(), error, sizeof error) != 0) {
+    const mlacheck_mla_tensors& tensors = staging.abi_tensors();
+    if (table().run(instance_, &staging.abi_problem(), &tensors, stream.handle(), error, sizeof error) != 0) {
       throw std::runtime_error(error);
     }
     stream.synchronize();
@@ -183,7 +184,8 @@ TEST_F(HipPluginRun, ATooSmallWorkspaceIsAnErrorNamingTheIntermediate) {
   MlaDecodeStaging staging(p, make_inputs(p), StagingMemory::device, needed / 2);
   DeviceStream stream;
   char error[512] = {};
-  EXPECT_NE(table().run(instance_, &staging.abi_problem(), &staging.abi_tensors(), stream.handle(), error, sizeof error), 0);
+  const mlacheck_mla_tensors& tensors = staging.abi_tensors();
+  EXPECT_NE(table().run(instance_, &staging.abi_problem(), &tensors, stream.handle(), error, sizeof error), 0);
   EXPECT_NE(std::string(error).find("workspace"), std::string::npos) << error;
   stream.synchronize();
   EXPECT_TRUE(staging.collect().diag.broken_canaries.empty()) << "nothing was written past the workspace";
