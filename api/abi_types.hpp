@@ -13,8 +13,6 @@
 
 namespace mlacheck::api {
 
-// The storage dtype of an ABI code; nullopt for MLACHECK_DTYPE_INT32 and unknown codes.
-std::optional<DType> storage_dtype(std::int32_t abi_code);
 // "bf16", ..., "int32", or "dtype code N" for an unknown code (for messages).
 std::string abi_dtype_name(std::int32_t abi_code);
 

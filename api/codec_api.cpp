@@ -16,7 +16,7 @@ using mlacheck::api::require;
 namespace {
 
 mlacheck::DType storage(int32_t dtype) {
-  if (const auto t = mlacheck::api::storage_dtype(dtype)) return *t;
+  if (const auto t = mlacheck::storage_dtype_from_abi(dtype)) return *t;
   throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT,
                  mlacheck::api::abi_dtype_name(dtype) + " is not a storage dtype (f32, bf16, f16, fp8_e4m3fn, fp8_e4m3fnuz)");
 }

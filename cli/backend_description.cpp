@@ -13,4 +13,6 @@ std::string describe_backend(const std::string& spec) {
          (library.on_device() ? "device" : "host") + " memory)";
 }
 
+bool runs_on_host(const std::string& spec) { return is_plugin_spec(spec) && !PluginLibrary(spec).on_device(); }
+
 }  // namespace mlacheck::cli

@@ -10,4 +10,7 @@ namespace mlacheck::cli {
 // naming the path for a file that is no usable plugin.
 std::string describe_backend(const std::string& spec);
 
+// Whether the backend `spec` names runs in host memory (a host plugin): it needs no GPU.
+bool runs_on_host(const std::string& spec);
+
 }  // namespace mlacheck::cli

@@ -3,10 +3,10 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "cli/backend_description.hpp"
 #include "cli/forked_child.hpp"
 #include "device/backend.hpp"
 #include "device/backend_factory.hpp"
-#include "device/plugin/plugin_library.hpp"
 #include "device/platform/device_info.hpp"
 
 namespace mlacheck::cli {
@@ -29,9 +29,9 @@ GpuCensus take_host_census(const std::string& backend_spec) {
   return census;
 }
 
-GpuCensus take_census(const std::optional<int>& requested, const std::string& backend_spec) {
+GpuCensus take_census(const std::optional<int>& requested, const std::string& backend_spec, bool host_plugin) {
   if (std::getenv("MLACHECK_TEST_CRASH_DEVICE_PROBE") != nullptr) std::abort();
-  if (is_plugin_spec(backend_spec) && !PluginLibrary(backend_spec).on_device()) return take_host_census(backend_spec);
+  if (host_plugin) return take_host_census(backend_spec);
   GpuCensus census;
   const DeviceAvailability avail = probe_devices();
   census.count = avail.count;
@@ -113,10 +113,10 @@ GpuCensus decode_census(const std::string& text) {
 
 DevicePlan preflight_devices(const std::optional<int>& requested, const std::string& backend_spec, double timeout_s) {
   // A host plugin needs no GPU: its census is the plugin opened once, as device 0.
-  const bool host_plugin = is_plugin_spec(backend_spec) && !PluginLibrary(backend_spec).on_device();
+  const bool host_plugin = runs_on_host(backend_spec);
   const std::optional<int> asked = host_plugin ? std::optional<int>(0) : requested;
   const ChildOutcome probe =
-      run_forked([&] { return encode_census(take_census(asked, backend_spec)); }, timeout_s);
+      run_forked([&] { return encode_census(take_census(asked, backend_spec, host_plugin)); }, timeout_s);
   if (probe.timed_out) throw PreflightError("the device probe hung: killed " + probe.ended);
   if (!probe.reported) throw PreflightError("the device probe crashed: " + probe.ended);
   return plan_devices(asked, decode_census(probe.output));

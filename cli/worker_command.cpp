@@ -9,11 +9,11 @@
 #include <thread>
 #include <vector>
 
+#include "cli/backend_description.hpp"
 #include "cli/worker_protocol.hpp"
 #include "core/gather_problem.hpp"
 #include "core/mla_problem.hpp"
 #include "device/backend_factory.hpp"
-#include "device/plugin/plugin_library.hpp"
 #include "harness/case_prefetch.hpp"
 #include "harness/oracle_self_check.hpp"
 #include "harness/refusal_policy.hpp"
@@ -96,8 +96,7 @@ int run_worker(const WorkerOptions& options) {
   // Where the backend should have started: a GPU for ours and device plugins; anywhere for a host
   // plugin. A backend missing there is broken (ERRORED), elsewhere absent (SKIPPED).
   const bool plugin = is_plugin_spec(options.backend);
-  const bool host_plugin = plugin && !PluginLibrary(options.backend).on_device();
-  const bool backend_expected = backend_failed || host_plugin || probe_devices().count > 0;
+  const bool backend_expected = backend_failed || runs_on_host(options.backend) || probe_devices().count > 0;
   std::vector<SweepCase> cases;
   for (std::size_t i : device_lines) cases.push_back(to_sweep_case(lines[i].run_case.repro));
   bool device_lost = false;

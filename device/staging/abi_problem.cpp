@@ -99,15 +99,19 @@ mlacheck_dtype abi_dtype(DType t) {
   throw std::invalid_argument("abi_dtype: unknown DType " + std::to_string(static_cast<int>(t)));
 }
 
-DType dtype_from_abi(std::int32_t code, const char* what) {
+std::optional<DType> storage_dtype_from_abi(std::int32_t code) {
   switch (code) {
     case MLACHECK_DTYPE_F32: return DType::f32;
     case MLACHECK_DTYPE_BF16: return DType::bf16;
     case MLACHECK_DTYPE_F16: return DType::f16;
     case MLACHECK_DTYPE_FP8_E4M3FN: return DType::fp8_e4m3fn;
     case MLACHECK_DTYPE_FP8_E4M3FNUZ: return DType::fp8_e4m3fnuz;
-    default: break;
+    default: return std::nullopt;
   }
+}
+
+DType dtype_from_abi(std::int32_t code, const char* what) {
+  if (const std::optional<DType> t = storage_dtype_from_abi(code)) return *t;
   throw std::invalid_argument(std::string(what) + ": dtype code " + std::to_string(code) +
                               " is not a floating-point mlacheck_dtype (0-4)");
 }

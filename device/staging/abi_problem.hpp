@@ -3,6 +3,7 @@
 // storage its pointers point into: the name, the repro string, kv_lens and q_lens live exactly as
 // long as this object. Neither copyable nor movable, so the pointers cannot dangle.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,8 @@ class AbiMlaProblem {
 // naming `what` and the code). int32 has no DType; the ABI's MLACHECK_DTYPE_INT32 is for indices.
 mlacheck_dtype abi_dtype(DType t);
 DType dtype_from_abi(std::int32_t code, const char* what);
+// The storage dtype of an ABI code; nullopt for MLACHECK_DTYPE_INT32 and unknown codes.
+std::optional<DType> storage_dtype_from_abi(std::int32_t code);
 
 // The ABI's path hint for p.path.
 mlacheck_path_hint abi_path(DecodePath path);
