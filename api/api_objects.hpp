@@ -24,7 +24,7 @@ struct mlacheck_plan {
 struct mlacheck_case {
   mlacheck::RunCase run_case;
   mlacheck_case_kind kind = MLACHECK_CASE_MLA_DECODE;
-  std::string unsupported_reason;  // kv_gather cases only
+  std::string unsupported_reason;  // kv_gather cases, and mla_decode cases with a pool past the host's
   // mla_decode and oracle self-check cases: the problem and its row before anything ran; the
   // inputs and the oracle's outputs are filled on first need (the oracle is the costly part).
   mlacheck::PreparedMlaCase prepared;
@@ -49,6 +49,7 @@ struct mlacheck_outcome {
   std::vector<std::uint8_t> lse_unwritten;
   bool guarded = false;
   std::vector<mlacheck::BrokenCanary> broken_canaries;
+  mlacheck::PRoundingPoint p_rounding = mlacheck::PRoundingPoint::undeclared;
 };
 
 struct mlacheck_verdict {

@@ -47,6 +47,14 @@ void encode_inputs(mlacheck_case* c) {
                                                 " differs from max_blocks_per_request " +
                                                 std::to_string(mlacheck::max_blocks_per_request(p)));
   }
+  if (p.first_block != 0) {
+    // The host holds only the blocks from first_block on; a caller's tensor would need the whole
+    // pool (gigabytes of host memory nobody reads), so such cases stay with the staging layer.
+    throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT,
+                   "case " + p.name + " places its blocks at first_block=" + std::to_string(p.first_block) + " of a " +
+                       std::to_string(mlacheck::cache_pool_bytes(p) >> 20) +
+                       " MiB pool; the C API hands out whole-pool tensors and does not offer such cases");
+  }
   c->q_codes = mlacheck::encode_tensor(p.q_dtype, prepared.inputs.q);
   c->cache_codes = mlacheck::encode_tensor(p.kv_dtype, prepared.inputs.kv_cache);
   c->qo_indptr = mlacheck::qo_indptr(p);
@@ -83,6 +91,15 @@ mlacheck_status mlacheck_case_open(const mlacheck_plan* plan, int64_t index, mla
       c->abi = std::make_unique<const mlacheck::AbiMlaProblem>(prepared.problem);
       c->run_case.repro = c->abi->get().repro;
       c->fill = std::string(mlacheck::to_string(prepared.problem.fill));
+      if (prepared.problem.first_block != 0) {
+        // The host holds only the blocks from first_block on; a caller's tensor would need the
+        // whole pool (gigabytes of host memory nobody reads), so the C API offers no inputs for
+        // such a case and a caller reports it SKIPPED with this reason.
+        c->unsupported_reason = "case places its blocks at first_block=" + std::to_string(prepared.problem.first_block) +
+                                " of a " + std::to_string(mlacheck::cache_pool_bytes(prepared.problem) >> 20) +
+                                " MiB pool; the C API hands out whole-pool tensors and does not offer such cases "
+                                "(run them through the backend ABI: mlacheck run --backend)";
+      }
     }
     *out = c.release();
   });

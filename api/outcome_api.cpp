@@ -8,6 +8,7 @@
 #include "api/api_objects.hpp"
 #include "api/case_kind.hpp"
 #include "api/output_tensor.hpp"
+#include "device/staging/abi_problem.hpp"
 #include "device/platform/guard_bytes.hpp"
 #include "harness/case_timing.hpp"
 #include "harness/mla_judge.hpp"
@@ -67,7 +68,7 @@ mlacheck::CaseResult judge_mla(mlacheck_outcome& o) {
   diag.device_ms = o.device_ms;
   diag.broken_canaries = o.broken_canaries;
   diag.guarded = o.guarded;
-  mlacheck::judge_mla_outputs(row, c.prepared.problem, c.prepared.inputs, c.prepared.expected,
+  mlacheck::judge_mla_outputs(row, c.prepared.problem, c.prepared.expected, c.prepared.scales, o.p_rounding,
                               {o.o, o.o_unwritten, o.has_lse, o.lse, o.lse_unwritten}, diag);
   row.wall_ms = earlier_oracle_ms;
   return row;
@@ -130,6 +131,20 @@ mlacheck_status mlacheck_outcome_set_times(mlacheck_outcome* o, double device_ms
     }
     o->device_ms = device_ms;
     o->wall_ms = wall_ms;
+  });
+}
+
+mlacheck_status mlacheck_outcome_set_p_rounding(mlacheck_outcome* o, int32_t p_dtype) {
+  return api_call("mlacheck_outcome_set_p_rounding", [&] {
+    require(o, "outcome");
+    const std::optional<mlacheck::PRoundingPoint> point = mlacheck::p_rounding_from_abi(p_dtype);
+    if (!point) {
+      throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT,
+                     "p_dtype " + std::to_string(p_dtype) +
+                         " is not MLACHECK_P_UNDECLARED (-1), MLACHECK_P_Q_DTYPE (-2), MLACHECK_P_MMA_INPUT (-3), "
+                         "MLACHECK_DTYPE_F32 (0), MLACHECK_DTYPE_BF16 (1) or MLACHECK_DTYPE_F16 (2)");
+    }
+    o->p_rounding = *point;
   });
 }
 

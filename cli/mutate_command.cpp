@@ -42,6 +42,10 @@ void add_mutate_command(CLI::App& app, MutateOptions& options) {
   cmd->add_option("--max-kv-len", options.max_kv_len, "Longest cache of a generated request")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--past-4gib-percent", options.past_4gib_percent,
+                  "Percent of generated cases with their cache blocks past 4 GiB of pool (over 4 GiB of device memory each)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 100));
   cmd->add_option("--device", options.device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
   cmd->add_option("--timeout", options.timeout_base_s, "Watchdog base limit per case in seconds (grows with size)")
       ->capture_default_str()
@@ -78,6 +82,7 @@ int run_mutate(const MutateOptions& options) {
     search.mla_limits.max_oracle_flops = 4e9;
     // Cases the kernels refuse prove nothing about a fault: draw only what they take.
     search.mla_limits.device_shapes_only = true;
+    search.mla_limits.past_4gib_percent = options.past_4gib_percent;
     const FaultSearchResult r = search_fault(f, run, search);
     const auto name = to_string(f);
     std::printf("%-32.*s %-7s %6d %8d", static_cast<int>(name.size()), name.data(), r.caught ? "yes" : "NO", r.cases,

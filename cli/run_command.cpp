@@ -17,6 +17,7 @@
 #include "cli/supervisor.hpp"
 #include "plan/data_files.hpp"
 #include "plan/run_plan.hpp"
+#include "reports/case_facets.hpp"
 #include "reports/report_folder.hpp"
 
 namespace mlacheck::cli {
@@ -147,6 +148,10 @@ int run(const RunOptions& options) {
                seconds > 0.0 ? static_cast<double>(todo.size()) / seconds : 0.0);
   if (reports) reports->finish();
   const int status = print_summary(stdout, rows);
+  if (const BoundUsedSummary used = bound_used_summary(rows); used.cases > 0) {
+    std::fprintf(stdout, "bound used by %zu passed cases (rms_rel_err / tol_rms): median %.3g, p90 %.3g, max %.3g\n",
+                 used.cases, used.median, used.p90, used.max);
+  }
   if (devices.devices.empty()) print_nothing_checked(stdout, rows, devices.no_gpu_reason);
   if (reports) {
     std::fprintf(stdout, "report: %s\n", std::filesystem::absolute(reports->file(ReportFolder::kHtml)).c_str());

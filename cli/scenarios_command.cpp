@@ -12,6 +12,7 @@
 #include "cli/isolated_case.hpp"
 #include "cli/kill_matrix_table.hpp"
 #include "cli/result_table.hpp"
+#include "cli/sensitivity_section.hpp"
 #include "device/backend_factory.hpp"
 #include "plan/data_files.hpp"
 #include "plan/run_plan.hpp"
@@ -72,9 +73,26 @@ void add_scenarios_command(CLI::App& app, ScenariosOptions& options) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--backend", options.backend, "\"hip\" or the path of a backend plugin .so (clean rows only)")
       ->capture_default_str();
+  CLI::Option* sensitivity = cmd->add_flag(
+      "--sensitivity", options.sensitivity,
+      "Instead of the kill matrix, run the default main job's mla_decode cases clean and with every "
+      "precision fault on each seed, and print how each fault was caught (docs/faults.md)");
+  cmd->add_option("--seeds", options.seeds, "Sensitivity: seeds 1 .. N of the main job's plan")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber)
+      ->needs(sensitivity);
+  cmd->add_option("--fault", options.faults, "Sensitivity: only this precision fault (repeatable)")->needs(sensitivity);
+  cmd->add_option("--jobs", options.jobs,
+                  "Sensitivity: seeds run at once, each in a process of its own (default: half the cores)")
+      ->check(CLI::PositiveNumber)
+      ->needs(sensitivity);
+  cmd->add_option("--out", options.out_dir,
+                  "Sensitivity: folder for sensitivity.csv and sensitivity_seeds.csv (default mlacheck-report)")
+      ->needs(sensitivity);
 }
 
 int run_scenarios(const ScenariosOptions& options) {
+  if (options.sensitivity) return run_sensitivity_section(options);
   // A table that does not load is the user's input error: TableError propagates to main (exit 2).
   const std::string file = scenario_table_path(options.file);
   if (file.empty()) throw std::invalid_argument("no scenario table: scenarios/upstream.csv is in neither the working directory nor the source tree; pass --file");

@@ -83,9 +83,11 @@ void fill_permutation(std::span<std::int32_t> out, std::uint64_t seed, std::stri
   }
 }
 
-BlockTable deal_block_table(std::uint64_t seed, int num_blocks, const std::vector<int>& blocks_per_request) {
-  std::vector<std::int32_t> order(static_cast<std::size_t>(num_blocks));
+BlockTable deal_block_table(std::uint64_t seed, int num_blocks, const std::vector<int>& blocks_per_request,
+                            int first_block) {
+  std::vector<std::int32_t> order(static_cast<std::size_t>(num_blocks - first_block));
   fill_permutation(order, seed, "block_table");
+  for (std::int32_t& block : order) block += first_block;
   BlockTable table;
   for (int n : blocks_per_request) table.stride = std::max(table.stride, n);
   table.entries.assign(blocks_per_request.size() * static_cast<std::size_t>(table.stride), -1);

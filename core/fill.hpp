@@ -46,13 +46,14 @@ void fill_tensor(std::span<float> out, DType t, FillMode mode, std::uint64_t see
 // A permutation of [0, n) drawn from (seed, tensor): Fisher-Yates with one generator.
 void fill_permutation(std::span<std::int32_t> out, std::uint64_t seed, std::string_view tensor);
 
-// A block table [requests, stride] dealing a seeded permutation ("block_table") of a pool of
-// `num_blocks` blocks to the requests in order, blocks_per_request[r] each; the stride is the
-// largest count and entries past a request's blocks hold -1.
+// A block table [requests, stride] dealing a seeded permutation ("block_table") of the pool's
+// blocks [first_block, num_blocks) to the requests in order, blocks_per_request[r] each; the stride
+// is the largest count and entries past a request's blocks hold -1.
 struct BlockTable {
   std::vector<std::int32_t> entries;
   int stride = 0;
 };
-BlockTable deal_block_table(std::uint64_t seed, int num_blocks, const std::vector<int>& blocks_per_request);
+BlockTable deal_block_table(std::uint64_t seed, int num_blocks, const std::vector<int>& blocks_per_request,
+                            int first_block = 0);
 
 }  // namespace mlacheck

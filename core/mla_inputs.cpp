@@ -4,8 +4,11 @@
 #include <cstddef>
 #include <limits>
 #include <span>
+#include <stdexcept>
+#include <string>
 
 #include "core/fill.hpp"
+#include "core/fill_profile.hpp"
 
 namespace mlacheck {
 
@@ -16,39 +19,64 @@ MlaDecodeInputs make_inputs(const MlaDecodeProblem& problem) {
   const std::size_t rank_heads = static_cast<std::size_t>(heads(p));
   MlaDecodeInputs in;
 
+  // Shaped profiles start from the same noise, unrounded (f32 holds the fill's 24-bit uniforms).
+  const bool shaped = p.profile != FillProfile::uniform;
   const std::size_t q_row = rank_heads * width;
   in.q.resize(static_cast<std::size_t>(total_q_tokens(p)) * q_row);
   for (std::size_t t = 0; t < static_cast<std::size_t>(total_q_tokens(p)); ++t) {
     const std::size_t model_head =
         t * static_cast<std::size_t>(p.total_heads) + static_cast<std::size_t>(p.tp_rank) * rank_heads;
-    fill_tensor(std::span(in.q).subspan(t * q_row, q_row), p.q_dtype, p.fill, p.seed, "q", 1.0f, model_head * width);
+    const std::span<float> token_q = std::span(in.q).subspan(t * q_row, q_row);
+    fill_tensor(token_q, shaped ? DType::f32 : p.q_dtype, p.fill, p.seed, "q", 1.0f, model_head * width);
+    for (std::size_t h = 0; shaped && h < rank_heads; ++h) {
+      shape_q_row(p, model_head + h, token_q.subspan(h * width, width));
+    }
   }
 
   std::vector<int> blocks(static_cast<std::size_t>(batch(p)));
   for (int r = 0; r < batch(p); ++r) blocks[static_cast<std::size_t>(r)] = blocks_for(p, r);
-  BlockTable table = deal_block_table(p.seed, p.num_blocks, blocks);
+  BlockTable table = deal_block_table(p.seed, p.num_blocks, blocks, p.first_block);
   in.block_table = std::move(table.entries);
   in.block_table_stride = table.stride;
 
   const std::size_t block_size = static_cast<std::size_t>(p.block_size);
-  in.kv_cache.assign(static_cast<std::size_t>(p.num_blocks) * block_size * width,
+  in.kv_cache.assign(static_cast<std::size_t>(host_cache_blocks(p)) * block_size * width,
                      std::numeric_limits<float>::quiet_NaN());
   const std::vector<int> indptr = kv_indptr(p);
   std::vector<float> request_kv;
   for (int r = 0; r < batch(p); ++r) {
     const std::size_t len = static_cast<std::size_t>(p.kv_lens[r]);
     request_kv.resize(len * width);
-    fill_tensor(request_kv, p.kv_dtype, p.fill, p.seed, "kv", 1.0f / p.kv_scale,
-                static_cast<std::size_t>(indptr[r]) * width);
+    if (shaped) {
+      fill_tensor(request_kv, DType::f32, p.fill, p.seed, "kv", 1.0f, static_cast<std::size_t>(indptr[r]) * width);
+    } else {
+      fill_tensor(request_kv, p.kv_dtype, p.fill, p.seed, "kv", 1.0f / p.kv_scale,
+                  static_cast<std::size_t>(indptr[r]) * width);
+    }
+    for (std::size_t pos = 0; shaped && pos < len; ++pos) {
+      shape_latent(p, static_cast<std::size_t>(indptr[r]) + pos, static_cast<int>(pos),
+                   std::span(request_kv).subspan(pos * width, width));
+    }
     for (std::size_t pos = 0; pos < len; ++pos) {
       const auto block = static_cast<std::size_t>(
           in.block_table[static_cast<std::size_t>(r * in.block_table_stride) + pos / block_size]);
       const std::size_t slot = block * block_size + pos % block_size;
       std::copy_n(request_kv.begin() + static_cast<std::ptrdiff_t>(pos * width), width,
-                  in.kv_cache.begin() + static_cast<std::ptrdiff_t>(slot * width));
+                  in.kv_cache.begin() + static_cast<std::ptrdiff_t>(host_cache_index(p, static_cast<std::int64_t>(slot))));
     }
   }
   return in;
+}
+
+std::size_t host_cache_index(const MlaDecodeProblem& p, std::int64_t slot) {
+  const std::int64_t first = std::int64_t{p.first_block} * p.block_size;
+  const std::int64_t end = std::int64_t{p.num_blocks} * p.block_size;
+  if (slot < first || slot >= end) {
+    throw std::out_of_range("mla_decode " + p.name + ": cache slot " + std::to_string(slot) +
+                            " is outside the slots [" + std::to_string(first) + ", " + std::to_string(end) +
+                            ") of the blocks the host holds (first_block=" + std::to_string(p.first_block) + ")");
+  }
+  return static_cast<std::size_t>(slot - first) * static_cast<std::size_t>(lk(p));
 }
 
 }  // namespace mlacheck

@@ -37,6 +37,15 @@ std::string_view to_string(DecodePath p) {
 
 std::string_view to_string(FillMode f) { return f == FillMode::exact ? "exact" : "random"; }
 
+std::string_view to_string(FillProfile f) {
+  switch (f) {
+    case FillProfile::uniform: return "uniform";
+    case FillProfile::sink: return "sink";
+    case FillProfile::extreme: return "extreme";
+  }
+  return "?";
+}
+
 std::string_view to_string(HeadPadMode m) {
   switch (m) {
     case HeadPadMode::none: return "none";
@@ -79,15 +88,39 @@ int total_q_tokens(const MlaDecodeProblem& p) { return std::accumulate(p.q_lens.
 int max_q_len(const MlaDecodeProblem& p) { return *std::max_element(p.q_lens.begin(), p.q_lens.end()); }
 int max_kv_len(const MlaDecodeProblem& p) { return *std::max_element(p.kv_lens.begin(), p.kv_lens.end()); }
 int blocks_for(const MlaDecodeProblem& p, int request) { return blocks_of_request(p, request); }
+int visible_kv(const MlaDecodeProblem& p, int request, int row) {
+  return std::max(0, p.kv_lens[static_cast<std::size_t>(request)] - p.q_lens[static_cast<std::size_t>(request)] + row + 1);
+}
 int blocks_needed(const MlaDecodeProblem& p) { return total_blocks(p); }
 int max_blocks_per_request(const MlaDecodeProblem& p) { return largest_blocks(p); }
+
+std::int64_t cache_row_bytes(const MlaDecodeProblem& p) {
+  return std::int64_t{lk(p)} * static_cast<std::int64_t>(storage_bytes(p.kv_dtype));
+}
+std::int64_t cache_pool_bytes(const MlaDecodeProblem& p) {
+  return std::int64_t{p.num_blocks} * p.block_size * cache_row_bytes(p);
+}
+int host_cache_blocks(const MlaDecodeProblem& p) { return p.num_blocks - p.first_block; }
+
+namespace {
+constexpr std::int64_t k4GiB = std::int64_t{1} << 32;
+}  // namespace
+
+bool cache_rows_past_4gib(const MlaDecodeProblem& p) {
+  return std::int64_t{p.first_block} * p.block_size * cache_row_bytes(p) >= k4GiB;
+}
+
+int first_block_past_4gib(const MlaDecodeProblem& p) {
+  const std::int64_t block_bytes = std::int64_t{p.block_size} * cache_row_bytes(p);
+  return static_cast<int>((k4GiB + block_bytes - 1) / block_bytes);
+}
 
 std::vector<int> qo_indptr(const MlaDecodeProblem& p) { return prefix_sums(p.q_lens); }
 std::vector<int> kv_indptr(const MlaDecodeProblem& p) { return prefix_sums(p.kv_lens); }
 
 MlaDecodeProblem with_defaults(MlaDecodeProblem p) {
   if (p.scale == 0.0 && lk(p) > 0) p.scale = 1.0 / std::sqrt(static_cast<double>(lk(p)));
-  if (p.num_blocks == 0 && p.block_size > 0 && !p.kv_lens.empty()) p.num_blocks = blocks_needed(p);
+  if (p.num_blocks == 0 && p.block_size > 0 && !p.kv_lens.empty()) p.num_blocks = p.first_block + blocks_needed(p);
   return p;
 }
 
@@ -111,22 +144,32 @@ void validate(const MlaDecodeProblem& p) {
   require(batch(p) <= 65536, "kv", batch(p), "more than 65536 requests");
   for (int r = 0; r < batch(p); ++r) {
     const std::string at = " (request " + std::to_string(r) + ")";
-    require(p.kv_lens[r] >= 1 && p.kv_lens[r] <= (1 << 24), "kv", p.kv_lens[r], "must be in [1, 2^24]" + at);
+    require(p.kv_lens[r] >= 0 && p.kv_lens[r] <= (1 << 24), "kv", p.kv_lens[r], "must be in [0, 2^24]" + at);
     require(p.q_lens[r] >= 1 && p.q_lens[r] <= 1024, "q", p.q_lens[r], "must be in [1, 1024]" + at);
-    require(p.q_lens[r] <= p.kv_lens[r], "q", p.q_lens[r],
-            "exceeds kv_len=" + std::to_string(p.kv_lens[r]) + at + ": the query tokens are part of the cache");
+    // A padded request (kv_len 0) may carry any q_len: every row of it is empty.
+    require(p.kv_lens[r] == 0 || p.q_lens[r] <= p.kv_lens[r], "q", p.q_lens[r],
+            "exceeds kv_len=" + std::to_string(p.kv_lens[r]) + at +
+                ": the query tokens are part of the cache (only a padded request, kv_len 0, has none)");
   }
   std::int64_t total_kv = 0;
   for (int kv : p.kv_lens) total_kv += kv;
+  // An all-padding batch has only identity rows (O 0): nothing a comparison could tell apart.
+  require(total_kv >= 1, "kv", total_kv, "at least one request must hold a cached token");
   require(total_kv <= std::numeric_limits<std::int32_t>::max(), "kv", total_kv,
           "total kv tokens over all requests must fit a 32-bit index");
   require(p.block_size >= 1 && p.block_size <= 4096, "bs", p.block_size, "must be in [1, 4096]");
-  require(p.num_blocks >= blocks_needed(p), "blocks", p.num_blocks,
-          "must be >= the " + std::to_string(blocks_needed(p)) + " blocks the requests need");
+  require(p.first_block >= 0, "first_block", p.first_block, "must be >= 0");
+  require(std::int64_t{p.num_blocks} >= std::int64_t{p.first_block} + blocks_needed(p), "blocks", p.num_blocks,
+          "must be >= first_block=" + std::to_string(p.first_block) + " + the " + std::to_string(blocks_needed(p)) +
+              " blocks the requests need");
   require(static_cast<std::int64_t>(p.num_blocks) * p.block_size <= std::numeric_limits<std::int32_t>::max(),
           "blocks", p.num_blocks, "num_blocks*block_size must fit a 32-bit slot index");
-  const std::int64_t cache_elements = static_cast<std::int64_t>(p.num_blocks) * p.block_size * lk(p);
-  require(cache_elements <= (std::int64_t{1} << 34), "blocks", p.num_blocks, "cache larger than 2^34 elements");
+  // The host holds blocks [first_block, num_blocks) as floats; the device the whole pool.
+  const std::int64_t host_elements = static_cast<std::int64_t>(host_cache_blocks(p)) * p.block_size * lk(p);
+  require(host_elements <= (std::int64_t{1} << 34), "blocks", p.num_blocks,
+          "cache from first_block on larger than 2^34 elements");
+  const std::int64_t pool_elements = static_cast<std::int64_t>(p.num_blocks) * p.block_size * lk(p);
+  require(pool_elements <= (std::int64_t{1} << 36), "blocks", p.num_blocks, "cache pool larger than 2^36 elements");
 
   for (auto [field, t] : {std::pair{"q_dtype", p.q_dtype}, std::pair{"o_dtype", p.o_dtype}}) {
     if (is_fp8(t)) fail(field, std::string(to_string(t)), "must be f32, bf16 or f16");
@@ -139,6 +182,9 @@ void validate(const MlaDecodeProblem& p) {
          "a dequantisation scale needs an fp8 kv_dtype, got " + std::string(to_string(p.kv_dtype)));
   }
   require(p.num_splits >= 0 && p.num_splits <= 4096, "splits", p.num_splits, "must be in [0, 4096] (0: automatic)");
+  if (p.profile != FillProfile::uniform && p.fill != FillMode::random) {
+    fail("profile", std::string(to_string(p.profile)), "shapes random fills and needs fill=random");
+  }
 }
 
 std::string to_repro(const MlaDecodeProblem& p) {
@@ -161,7 +207,9 @@ std::string to_repro(const MlaDecodeProblem& p) {
       .field("path", to_string(p.path))
       .field("splits", std::int64_t{p.num_splits})
       .field("fill", to_string(p.fill))
-      .field("seed", std::to_string(p.seed));
+      .field("seed", std::to_string(p.seed))
+      .field("profile", to_string(p.profile));
+  if (p.first_block != 0) w.field("first_block", std::int64_t{p.first_block});
   return w.str();
 }
 
@@ -197,6 +245,13 @@ MlaDecodeProblem parse_mla_decode(std::string_view text) {
   if (auto v = r.take_int("splits", 0, kIntMax)) p.num_splits = static_cast<int>(*v);
   p.fill = take_fill_mode(r, p.fill);
   if (auto v = r.take_u64("seed")) p.seed = *v;
+  if (auto v = r.take("profile")) {  // absent in repro strings written before fill profiles: uniform
+    if (*v == "uniform") p.profile = FillProfile::uniform;
+    else if (*v == "sink") p.profile = FillProfile::sink;
+    else if (*v == "extreme") p.profile = FillProfile::extreme;
+    else throw ReproParseError("key 'profile': '" + *v + "' is not one of uniform, sink, extreme");
+  }
+  if (auto v = r.take_int("first_block", 0, kIntMax)) p.first_block = static_cast<int>(*v);
   r.finish();
   p = with_defaults(p);
   validate(p);

@@ -5,18 +5,71 @@
 #include "core/compare.hpp"
 #include "core/gather_problem.hpp"
 #include "core/mla_problem.hpp"
+#include "core/rounding_points.hpp"
 
 namespace mlacheck {
 
 struct MlaTolerances {
   Tolerance o;
   Tolerance lse;
+  // O is to be compared with the oracle's O rounded to o_dtype (the kernel-faithful oracle,
+  // reference/mla_decode_reference.hpp): chosen by the tight rule where the backend declared its
+  // rounding points and that comparison has the tighter bound.
+  bool oracle_o_rounded = false;
 };
 
-// max_abs_q: largest |q|; max_abs_kv: largest |dequantised cache value| a request reads.
-// p_rounded: the kernel rounds P to the input dtype before P.V (and the reference did not).
+// The worst-case rule from input magnitudes alone, for comparisons without an oracle's statistics
+// (two device runs against each other). max_abs_q: largest |q|; max_abs_kv: largest |dequantised
+// cache value| a request reads. p_rounded: the kernel rounds P to the input dtype before P.V (and
+// the reference did not).
 MlaTolerances mla_decode_tolerance(const MlaDecodeProblem& p, double max_abs_q, double max_abs_kv,
                                    bool p_rounded = true);
+
+// What the double-precision oracle measured of the actual numbers, for the tight rule. Row r is a
+// (query token, head) pair, j a token it sees, s_rj its score, p_rj = exp(s_rj - m_r) / l_r its
+// exact weight, v_j the value row, O_r the exact output row.
+// A_rj = scale * ||q_r|| * ||k_j|| >= scale * sum_c |q_rc k_jc|: no partial sum of the fp32 dot
+// product exceeds it (worst case).
+// B_rj = sqrt(scale^2 * sum_c q_rc^2 k_jc^2 + s_rj^2): the root-mean-square size of those partial
+// sums when they are added in an order that does not depend on the data (a random walk of the
+// products drifting to s_rj), what the dot product's rounding errors scale with statistically.
+struct MlaErrorScales {
+  double max_abs_q = 0.0;
+  double max_abs_kv = 0.0;            // largest |dequantised cache value| read (values included)
+  double max_score_magnitude = 0.0;   // max A_rj
+  double lse_score_rms = 0.0;         // max_r sqrt(sum_j p_rj^2 B_rj^2)
+  double lse_score_mean = 0.0;        // max_r sum_j p_rj B_rj
+  double p_concentration = 0.0;       // max_r sqrt(sum_j p_rj^2)
+  double o_sq = 0.0;                  // sum over O of e^2
+  double o_quad = 0.0;                // sum over O of e^4
+  double o_max_sq = 0.0;              // max over O of e^2
+  double p_weight = 0.0;              // sum_rj p_rj^2 ||v_j||^2
+  double p_weight_sq = 0.0;           // sum_rj (p_rj^2 ||v_j||^2)^2
+  // The same without each row's largest-score token, whose P is exactly 1 in an online softmax
+  // whose running max includes the current tile (every declared kernel's).
+  double p_weight_below_max = 0.0;
+  double p_weight_sq_below_max = 0.0;
+  double score_weight = 0.0;          // sum_rj p_rj^2 B_rj^2 (||v_j|| + ||O_r||)^2
+  double exp_weight = 0.0;            // sum_rj p_rj^2 (||v_j|| + ||O_r||)^2
+  double max_abs_row_max = 0.0;       // max_r |m_r|, the largest |row max score|
+  // max_r of the times the running max rises walking the row's tokens first to last or last to
+  // first (the larger): each rise is a rescale by an approximate exp2 that is not exactly 1.
+  double max_running_max_rises = 0.0;
+  // Per-row accumulation weights by the row's kv length n_r (k = 0, 1, 2: sums of n_r^k times):
+  // walk: p_weight_r + ||O_r||^2, the mean square size of an accumulator's partial sums in row r;
+  // o_sq: ||O_r||^2. Long rows' roundings are charged against their own share of ||O||.
+  double walk_by_len[3] = {0.0, 0.0, 0.0};
+  double o_sq_by_len[3] = {0.0, 0.0, 0.0};
+  double o_round_sq = 0.0;            // sum over O of (round_o(e) - e)^2: the oracle's own rounding
+  double o_elements = 0.0;            // elements of O
+};
+
+// The tight rule: statistical score, P-rounding and output-rounding terms from the oracle's
+// scales, LSE at the scale of fp32 accumulation, no P charge where P is not rounded and no P
+// charge on the LSE where the row sum is declared to come from unrounded P. Where the backend
+// declared its rounding points, O is judged against the rounded oracle when that bound is tighter
+// (it is where P keeps nearly full precision, so that what remains is fp32 accumulation order).
+MlaTolerances mla_decode_tolerance(const MlaDecodeProblem& p, const MlaErrorScales& scales, PRoundingPoint point);
 
 // Gather is a copy (bitwise: abs = rel = rms = 0) or a dequantisation (one rounding to out_dtype).
 Tolerance kv_gather_tolerance(const KvGatherProblem& p);

@@ -11,6 +11,7 @@
 #include "core/gather_problem.hpp"
 #include "core/mla_inputs.hpp"
 #include "core/mla_problem.hpp"
+#include "core/rounding_points.hpp"
 #include "device/faults.hpp"
 #include "device/staging/run_result.hpp"  // BrokenCanary, RunDiagnostics, MlaDecodeRun
 
@@ -33,10 +34,18 @@ class Backend {
   // nullopt when the shape is supported; otherwise why not (the case is SKIPPED, never passed).
   virtual std::optional<std::string> supports(const MlaDecodeProblem& p) const = 0;
   virtual std::optional<std::string> supports(const KvGatherProblem& p) const = 0;
+  // nullopt when the machine has the memory to stage and run a supported p now; otherwise why not.
+  // Such a case is SKIPPED whatever its origin: a missing resource, not a refusal of the shape (a
+  // cache pool past 4 GiB on a GPU without the room, UPSTREAM R4).
+  virtual std::optional<std::string> lacks_memory(const MlaDecodeProblem&) const { return std::nullopt; }
+  virtual std::optional<std::string> lacks_memory(const KvGatherProblem&) const { return std::nullopt; }
   // Throws GpuError on a runtime or kernel fault (the case is ERRORED) and InvalidProblem for a
   // problem that fails validate(); a shape supports() refuses throws std::invalid_argument.
   virtual MlaDecodeRun run(const MlaDecodeProblem& p, const MlaDecodeInputs& in, const FaultSet& faults) = 0;
   virtual KvGatherRun run(const KvGatherProblem& p, const KvGatherInputs& in, const FaultSet& faults) = 0;
+  // Where the kernel rounds P (core/rounding_points.hpp), which picks the oracle and tolerance
+  // that judge it (harness/mla_judge). A backend that declares nothing gets the generic model.
+  virtual PRoundingPoint p_rounding() const { return PRoundingPoint::undeclared; }
   // Which GPU the rows came from, for reports of multi-GPU runs: its index in this process's
   // runtime and its PCI bus id ("0000:18:00.0"); -1 and "" for a backend that runs on none.
   virtual int device_index() const { return -1; }

@@ -4,6 +4,7 @@
 // Rows come back in list order, each as soon as it is final.
 #include <cstddef>
 #include <functional>
+#include <span>
 #include <variant>
 #include <vector>
 
@@ -25,5 +26,13 @@ struct PrefetchOptions {
 void run_cases(const std::vector<SweepCase>& cases, Backend* backend, std::string_view unavailable_reason,
                const FaultSet& faults, const PrefetchOptions& options,
                const std::function<void(std::size_t, CaseResult)>& on_row);
+
+// The same cases under several fault sets (the sensitivity matrix): each case's CPU half is
+// prepared once and its device half runs once per set, in `sets` order, so N sets cost one oracle
+// per case. Calls on_row(case index, set index, row); each row names its own set's faults.
+void run_cases_under_fault_sets(const std::vector<SweepCase>& cases, Backend* backend,
+                                std::string_view unavailable_reason, std::span<const FaultSet> sets,
+                                const PrefetchOptions& options,
+                                const std::function<void(std::size_t, std::size_t, CaseResult)>& on_row);
 
 }  // namespace mlacheck

@@ -30,6 +30,9 @@ struct CaseResult {
   // Not reported: the GPU context is unusable after this case (a sticky fault), so the process
   // that ran it must not run another (the worker exits and the supervisor starts a fresh one).
   bool device_lost = false;
+  // Not reported: admission found too little free memory for this case (Backend::lacks_memory), so
+  // it stays SKIPPED whatever its origin (refusal_policy.hpp).
+  bool skipped_for_memory = false;
 };
 
 }  // namespace mlacheck

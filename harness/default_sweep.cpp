@@ -20,6 +20,28 @@ constexpr ModelRank kModels[] = {
     {"k3-tp8", 96, 8, 512, 64},         // 12 per rank: tiled to 16
 };
 
+struct Batch {
+  const char* what;
+  std::vector<int> kv, q;
+  int block_size;
+};
+
+// The model rank's shape with the batch's lengths on one path; dtypes, fill and seed stay to the
+// caller.
+MlaDecodeProblem shaped(const ModelRank& m, int rank, const Batch& b, DecodePath path) {
+  MlaDecodeProblem p;
+  p.total_heads = m.total_heads;
+  p.tp = m.tp;
+  p.tp_rank = rank;
+  p.kv_lora_rank = m.lv;
+  p.rope_dim = m.rope;
+  p.kv_lens = b.kv;
+  p.q_lens = b.q;
+  p.block_size = b.block_size;
+  p.path = path;
+  return p;
+}
+
 std::string id(const char* model, const char* what, int i) {
   return std::string(model) + "." + what + "." + std::to_string(i);
 }
@@ -27,11 +49,6 @@ std::string id(const char* model, const char* what, int i) {
 }  // namespace
 
 std::vector<MlaDecodeProblem> default_mla_sweep(std::uint64_t seed) {
-  struct Batch {
-    const char* what;
-    std::vector<int> kv, q;
-    int block_size;
-  };
   const Batch batches[] = {
       {"decode", {4097, 1000, 17, 1}, {1, 1, 1, 1}, 64},
       {"mtp", {2048, 515, 16, 7}, {3, 5, 6, 7}, 16},
@@ -44,16 +61,7 @@ std::vector<MlaDecodeProblem> default_mla_sweep(std::uint64_t seed) {
   for (const ModelRank& m : kModels) {
     for (const Batch& b : batches) {
       for (DecodePath path : {DecodePath::split_kv, DecodePath::persistent}) {
-        MlaDecodeProblem p;
-        p.total_heads = m.total_heads;
-        p.tp = m.tp;
-        p.tp_rank = m.tp - 1;
-        p.kv_lora_rank = m.lv;
-        p.rope_dim = m.rope;
-        p.kv_lens = b.kv;
-        p.q_lens = b.q;
-        p.block_size = b.block_size;
-        p.path = path;
+        MlaDecodeProblem p = shaped(m, m.tp - 1, b, path);
         p.kv_dtype = kv_dtypes[i % 4];
         if (is_fp8(p.kv_dtype)) p.kv_scale = 0.03125f;
         p.q_dtype = p.o_dtype = (i % 3 == 2) ? DType::f16 : DType::bf16;
@@ -63,6 +71,33 @@ std::vector<MlaDecodeProblem> default_mla_sweep(std::uint64_t seed) {
         ++i;
       }
     }
+  }
+  // Inputs that stress precision (core/fill_profile.hpp), so that one misplaced rounding fails the
+  // default run: large logits with an attention sink (row max and LSE in the hundreds, the first
+  // key dominant) and latents at their dtype's extremes (near-max-finite and subnormal codes), on
+  // both paths, half with f16 q and O (whose finer output rounding leaves a bf16 intermediate
+  // visible), fp8 caches at per-tensor scales from 2^-8 to 2^8.
+  const float fp8_scales[] = {0x1p-8f, 0x1p-3f, 0x1p3f, 0x1p8f};
+  // Rotations over the 24 rows give every (profile, path) both batches and both q/O dtypes, and
+  // every profile and path all four cache dtypes.
+  int stress = 0, model = 0;
+  for (const ModelRank& m : kModels) {
+    for (FillProfile profile : {FillProfile::sink, FillProfile::extreme}) {
+      for (DecodePath path : {DecodePath::split_kv, DecodePath::persistent}) {
+        const Batch& b = batches[(stress + model) % 2];  // decode and mtp: long caches, query tokens
+        MlaDecodeProblem p = shaped(m, 0, b, path);
+        p.profile = profile;
+        p.kv_dtype = kv_dtypes[(stress * 3 / 2) % 4];
+        if (is_fp8(p.kv_dtype)) p.kv_scale = fp8_scales[(stress / 3) % 4];
+        p.q_dtype = p.o_dtype = (stress / 2 + model / 2) % 2 == 0 ? DType::f16 : DType::bf16;
+        p.seed = seed + static_cast<std::uint64_t>(i);
+        p.name = id(m.name, std::string(to_string(profile)).c_str(), i) + "." + std::string(to_string(path));
+        out.push_back(with_defaults(p));
+        ++i;
+        ++stress;
+      }
+    }
+    ++model;
   }
   return out;
 }

@@ -1,7 +1,8 @@
 #pragma once
 // The device cases `mlacheck run` sweeps by default: model shapes (DeepSeek-V3, Kimi-K2.5 at TP8,
 // DeepSeek-V2-Lite at TP2, Mistral-Small-4, a 12-head rank) across both decode paths, multi-token
-// and non-power-of-two q_len, every cache dtype, and every gather layout. Deterministic from seed.
+// and non-power-of-two q_len, every cache dtype, and every gather layout; then the same models
+// with the fill profiles that stress precision (sink, extreme). Deterministic from seed.
 #include <cstdint>
 #include <vector>
 

@@ -4,9 +4,11 @@ namespace mlacheck {
 
 std::string describe_faults(const FaultSet& faults) {
   std::string out;
-  for (Fault f : kAllFaults) {
+  const auto add = [&](Fault f) {
     if (faults.has(f)) out += (out.empty() ? "" : ",") + std::string(to_string(f));
-  }
+  };
+  for (Fault f : kAllFaults) add(f);
+  for (Fault f : kPrecisionFaults) add(f);
   return out;
 }
 

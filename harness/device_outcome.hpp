@@ -16,8 +16,9 @@ std::string describe_faults(const FaultSet& faults);
 void apply_canaries(const RunDiagnostics& diag, CaseResult& row);
 // The verdict of a device run: its diagnostics, the compared tensors, judge() and the canaries.
 void settle_row(CaseResult& row, const RunDiagnostics& diag, std::vector<ComparedTensor> tensors);
-// Fills the row's backend and device; or, when no backend can run `p` (none present, or a shape
-// supports() refuses), makes the row SKIPPED with the reason. Returns whether the case can run.
+// Fills the row's backend and device; or, when no backend can run `p` (none present, a shape
+// supports() refuses, or memory lacks_memory() says the machine does not have now), makes the row
+// SKIPPED with the reason. Returns whether the case can run.
 template <class Problem>
 bool admit_case(CaseResult& row, const Backend* backend, std::string_view unavailable_reason, const Problem& p);
 // Runs `body` and turns any exception into an ERRORED row (GpuError, invalid arguments, others).

@@ -26,6 +26,12 @@ bool admit_case(CaseResult& row, const Backend* backend, std::string_view unavai
     row.reason = *why;
     return false;
   }
+  if (auto why = backend->lacks_memory(p)) {
+    row.state = ResultState::skipped;
+    row.reason = "not enough memory on this machine: " + *why;
+    row.skipped_for_memory = true;
+    return false;
+  }
   return true;
 }
 

@@ -36,7 +36,7 @@ void prepare_mla_oracle(PreparedMlaCase& c) {
   try {
     if (c.inputs.q.empty()) c.inputs = make_inputs(c.problem);
     const Stopwatch ref_clock;
-    c.expected = mla_decode_reference(c.problem, c.inputs);
+    c.expected = mla_decode_reference(c.problem, c.inputs, PRounding::none, &c.scales);
     c.row.reference_ms = ref_clock.ms();
     c.ready_for_device = true;
   } catch (const std::exception& e) {
@@ -72,7 +72,7 @@ CaseResult finish_mla_case(const PreparedMlaCase& prepared, Backend* backend, co
     const MlaDecodeRun run = backend->run(p, prepared.inputs, faults);
     const std::vector<double> lse(run.out.lse.begin(), run.out.lse.end());
     // A backend that writes no LSE is judged on O alone; the missing LSE columns record it.
-    judge_mla_outputs(row, p, prepared.inputs, prepared.expected,
+    judge_mla_outputs(row, p, prepared.expected, prepared.scales, backend->p_rounding(),
                       {run.out.o, run.o_unwritten, run.lse_written, lse, run.lse_unwritten}, run.diag);
   });
   row.wall_ms += wall.ms();

@@ -5,6 +5,7 @@
 
 #include "core/mla_inputs.hpp"
 #include "core/mla_problem.hpp"
+#include "core/tolerance.hpp"
 #include "device/backend.hpp"
 #include "harness/case_result.hpp"
 
@@ -23,7 +24,8 @@ struct PreparedMlaCase {
   MlaDecodeProblem problem;
   CaseResult row;                    // already final when SKIPPED (no backend, unsupported shape)
   MlaDecodeInputs inputs;            // empty when the row is final
-  MlaDecodeOutputs<double> expected;
+  MlaDecodeOutputs<double> expected;  // the exact oracle (PRounding::none)
+  MlaErrorScales scales;              // what the oracle measured, for the tight tolerance
   bool ready_for_device = false;
 };
 PreparedMlaCase prepare_mla_case(const MlaDecodeProblem& p, const Backend* backend, std::string_view unavailable_reason,

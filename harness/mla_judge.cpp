@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/tolerance.hpp"
+#include "reference/mla_decode_reference.hpp"
 #include "harness/device_outcome.hpp"
 #include "harness/mla_case.hpp"
 
@@ -20,15 +21,19 @@ void check_size(const char* tensor, std::size_t got, std::size_t want) {
 
 }  // namespace
 
-void judge_mla_outputs(CaseResult& row, const MlaDecodeProblem& p, const MlaDecodeInputs& in,
-                       const MlaDecodeOutputs<double>& expected, const MlaActualOutputs& actual,
+void judge_mla_outputs(CaseResult& row, const MlaDecodeProblem& p, const MlaDecodeOutputs<double>& expected,
+                       const MlaErrorScales& scales, PRoundingPoint p_rounding, const MlaActualOutputs& actual,
                        const RunDiagnostics& diag) {
   check_size("O", actual.o.size(), expected.o.size());
   if (actual.has_lse) check_size("LSE", actual.lse.size(), expected.lse.size());
-  const MlaInputMagnitudes mag = input_magnitudes(p, in);
-  const MlaTolerances tol = mla_decode_tolerance(p, mag.max_abs_q, mag.max_abs_kv);
+  const MlaTolerances tol = mla_decode_tolerance(p, scales, p_rounding);
   std::vector<ComparedTensor> tensors;
-  tensors.push_back({"O", compare(expected.o, actual.o, tol.o, actual.o_unwritten), tol.o});
+  if (tol.oracle_o_rounded) {
+    const std::vector<double> faithful_o = faithful_oracle(p, tol, {expected.o, {}}).o;
+    tensors.push_back({"O", compare(faithful_o, actual.o, tol.o, actual.o_unwritten), tol.o});
+  } else {
+    tensors.push_back({"O", compare(expected.o, actual.o, tol.o, actual.o_unwritten), tol.o});
+  }
   if (actual.has_lse) {
     tensors.push_back({"LSE", compare(expected.lse, actual.lse, tol.lse, actual.lse_unwritten), tol.lse});
   }

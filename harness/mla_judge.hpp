@@ -8,6 +8,8 @@
 
 #include "core/mla_inputs.hpp"
 #include "core/mla_problem.hpp"
+#include "core/rounding_points.hpp"
+#include "core/tolerance.hpp"
 #include "device/backend.hpp"
 #include "harness/case_result.hpp"
 
@@ -26,11 +28,14 @@ struct MlaActualOutputs {
   std::span<const std::uint8_t> lse_unwritten;
 };
 
-// Fills row's tensors, state, reason, canaries, path, splits and device time. Throws
-// std::invalid_argument when an output's size disagrees with the problem (a caller's bug: the
-// C API checks shapes before it gets here).
-void judge_mla_outputs(CaseResult& row, const MlaDecodeProblem& p, const MlaDecodeInputs& in,
-                       const MlaDecodeOutputs<double>& expected, const MlaActualOutputs& actual,
+// Fills row's tensors, state, reason, canaries, path, splits and device time. `expected` and
+// `scales` are the exact oracle's (mla_decode_reference with scales); `p_rounding` is what the
+// backend declared (Backend::p_rounding): declared, the tight rule judges, against the
+// kernel-faithful oracle (faithful_oracle) where the rule picks it; undeclared, the generic model
+// of the same rule. Throws std::invalid_argument when an output's size disagrees with the problem
+// (a caller's bug: the C API checks shapes before it gets here).
+void judge_mla_outputs(CaseResult& row, const MlaDecodeProblem& p, const MlaDecodeOutputs<double>& expected,
+                       const MlaErrorScales& scales, PRoundingPoint p_rounding, const MlaActualOutputs& actual,
                        const RunDiagnostics& diag);
 
 }  // namespace mlacheck

@@ -12,7 +12,8 @@ namespace mlacheck {
 
 // Model shapes (DeepSeek-V3 at TP8, Kimi-K2.5 at TP8, DeepSeek-V2-Lite at TP2, Mistral-Small-4,
 // a 12-head rank), multi-token and non-power-of-two q_len, block sizes 1/7/16/64, small kv_len
-// edges: small enough for the slow plain-loop oracle.
+// edges, and the two fill profiles that stress precision (large logits with a sink, fp8 codes at
+// their extremes): small enough for the slow plain-loop oracle.
 std::vector<MlaDecodeProblem> oracle_self_check_problems(std::uint64_t seed);
 
 // Compares the two oracles to 1e-12 relative (both accumulate in at least double precision).

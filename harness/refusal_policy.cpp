@@ -13,7 +13,7 @@ std::optional<CaseOrigin> parse_case_origin(std::string_view text) {
 }
 
 void settle_unrun_case(CaseResult& row, CaseOrigin origin, bool backend_present, bool gpus_present) {
-  if (row.state != ResultState::skipped) return;
+  if (row.state != ResultState::skipped || row.skipped_for_memory) return;
   if (backend_present) {
     if (origin == CaseOrigin::generated) return;
     row.state = ResultState::failed;

@@ -21,7 +21,8 @@ enum class CaseOrigin : std::uint8_t {
 std::string_view to_string(CaseOrigin o);  // "curated", "generated"
 std::optional<CaseOrigin> parse_case_origin(std::string_view text);
 
-// Settles a row that admission (admit_case) left SKIPPED; rows in any other state are untouched.
+// Settles a row that admission (admit_case) left SKIPPED; rows in any other state, and rows skipped
+// for lack of memory (a resource the machine lacks, not a refusal), are untouched.
 //   backend_present: a backend was made, so SKIPPED means supports() refused the case: a curated
 //                    case becomes FAILED, a generated one stays SKIPPED;
 //   otherwise, gpus_present: the machine has a GPU the backend could not start on: ERRORED;

@@ -64,7 +64,8 @@ MlaGenLimits property_sweep_limits() {
           .long_kv_percent = 3,
           .max_oracle_flops = 1.6e10,  // about 1 s of the Eigen oracle on one core (~17 GFLOP/s)
           .device_shapes_only = true,
-          .heads128_percent = 12};
+          .heads128_percent = 12,
+          .past_4gib_percent = 1};  // a 4 GiB device pool each: rare
 }
 
 GatherGenLimits property_sweep_gather_limits() { return {.max_batch = 16, .max_kv_len = 4096}; }

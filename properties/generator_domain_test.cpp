@@ -7,6 +7,8 @@
 
 #include <cstdio>
 
+#include "core/cache_offsets.hpp"
+#include "device/backend/decode_variant.hpp"
 #include "device/kernels/split_kv_plan.hpp"
 #include "properties/gpu/case_limits.hpp"
 #include "properties/support/gather_problem_gen.hpp"
@@ -58,6 +60,74 @@ TEST(GeneratorDomain, TheKernelsRefuseExactlyWhatLiesOutsideTheDeviceShapes) {
     outside += device_shape(p) ? 0 : 1;
   }
   EXPECT_GT(outside, kDraws / 4) << "the refusal test would rarely see a refusal";
+}
+
+// `mlacheck mutate` finds a fault only if its generator draws the fault's trigger often enough for
+// a run of --cases 100 (its default limits, mirrored here) to meet it several times.
+TEST(GeneratorDomain, MutateDrawsTheTriggersOfTheVariantFaults) {
+  MlaGenLimits mutate;
+  mutate.max_batch = 8;
+  mutate.max_kv_len = 2048;
+  mutate.max_oracle_flops = 4e9;
+  mutate.device_shapes_only = true;
+  struct Trigger {
+    const char* fault;
+    bool (*drawn)(const MlaDecodeProblem&);
+    int count = 0;
+  };
+  Trigger triggers[] = {
+      {"padded-fp8-single-request (R6)",
+       [](const MlaDecodeProblem& p) {
+         return head_pad_mode(p) != HeadPadMode::none && is_fp8(p.kv_dtype) && batch(p) > 1 &&
+                p.path != DecodePath::persistent;
+       }},
+      {"kernel-ignores-page-size (R8)",
+       [](const MlaDecodeProblem& p) {
+         return kernel_reads_pages_as_tokens(p, {Fault::kernel_ignores_page_size}) && max_kv_len(p) > 1;
+       }},
+      {"tokens-folded-into-heads (R9)",
+       [](const MlaDecodeProblem& p) { return folded_decode_problem(p, {Fault::tokens_folded_into_heads}).has_value(); }},
+      {"supports-accepts-mixed-dtypes (R10)",
+       [](const MlaDecodeProblem& p) {
+         return storage_bytes(p.kv_dtype) == 2 && p.q_dtype != p.kv_dtype && p.path != DecodePath::split_kv;
+       }},
+      {"value-scale-k-times-v (R11)", [](const MlaDecodeProblem& p) { return is_fp8(p.kv_dtype) && p.kv_scale != 1.0f; }},
+  };
+  for (const MlaDecodeProblem& p : draw(mutate, 17)) {
+    for (Trigger& t : triggers) t.count += t.drawn(p) ? 1 : 0;
+  }
+  for (const Trigger& t : triggers) {
+    std::printf("%s: %d of %d draws\n", t.fault, t.count, kDraws);
+    EXPECT_GE(t.count, kDraws / 100) << t.fault << ": fewer than one draw in a hundred";
+  }
+}
+
+// Issue 13 item 2: past_4gib_percent places a case's blocks past 4 GiB of pool, with host inputs
+// of the blocks read only, and every such draw is one where fault cache-offset-32bit reads only
+// the NaN-poisoned blocks below first_block (so `mlacheck mutate` catches it on any of them).
+TEST(GeneratorDomain, Past4GiBDrawsPutEveryRowReadPastTheWrap) {
+  MlaGenLimits limits = kOracleCaseLimits;
+  limits.past_4gib_percent = 100;
+  for (const MlaDecodeProblem& p : draw(limits, 17)) {
+    ASSERT_TRUE(cache_rows_past_4gib(p)) << to_repro(p);
+    // The host holds the requests' blocks and the few spare ones, not the pool.
+    ASSERT_LE(host_cache_blocks(p), blocks_needed(p) + 3) << to_repro(p);
+    ASSERT_GE(cache_pool_bytes(p), std::int64_t{1} << 32) << to_repro(p);
+    ASSERT_FALSE(refused(p)) << to_repro(p);
+    // The wrapped offset of the pool's last row still lies below first_block's first row.
+    const std::int64_t last_slot = std::int64_t{p.num_blocks} * p.block_size - 1;
+    const std::int64_t first_row = std::int64_t{p.first_block} * p.block_size * lk(p);
+    const auto eb = static_cast<int>(storage_bytes(p.kv_dtype));
+    ASSERT_LE(wrapped_cache_row_offset(static_cast<std::int32_t>(last_slot), lk(p), eb) + lk(p), first_row)
+        << to_repro(p);
+  }
+  // Rare when asked to be, and never unless asked.
+  limits.past_4gib_percent = 5;
+  int past = 0;
+  for (const MlaDecodeProblem& p : draw(limits, 19)) past += cache_rows_past_4gib(p) ? 1 : 0;
+  EXPECT_GT(past, kDraws * 2 / 100);
+  EXPECT_LT(past, kDraws * 9 / 100);
+  for (const MlaDecodeProblem& p : draw(kOracleCaseLimits, 23)) ASSERT_EQ(p.first_block, 0);
 }
 
 TEST(GeneratorDomain, GathersIncludeOneHeadNhdCachesWithTiedStrides) {

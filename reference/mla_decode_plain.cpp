@@ -38,11 +38,16 @@ MlaDecodeOutputs<double> mla_decode_plain(const MlaDecodeProblem& p, const MlaDe
       if (block < 0 || block >= p.num_blocks) {
         throw std::invalid_argument("mla_decode_plain: block id " + std::to_string(block) + " out of range");
       }
-      latent[uz(pos)] = &in.kv_cache[(uz(block) * uz(bs) + uz(pos % bs)) * uz(width)];
+      latent[uz(pos)] = &in.kv_cache[host_cache_index(p, std::int64_t{block} * bs + pos % bs)];
     }
     for (int t = 0; t < q_len; ++t, ++token) {
-      const int visible = kv - q_len + t + 1;  // causal, aligned bottom-right
+      const int visible = visible_kv(p, b, t);  // causal, aligned bottom-right
       for (int head = 0; head < h; ++head) {
+        if (visible == 0) {  // an empty row (a padded request): O 0, LSE -inf
+          std::fill_n(out.o.begin() + static_cast<std::ptrdiff_t>((uz(token) * uz(h) + uz(head)) * uz(lv)), lv, 0.0);
+          out.lse[uz(token) * uz(h) + uz(head)] = -std::numeric_limits<double>::infinity();
+          continue;
+        }
         const float* q = &in.q[(uz(token) * uz(h) + uz(head)) * uz(width)];
         std::vector<long double> score(uz(visible));
         long double max_score = -std::numeric_limits<long double>::infinity();

@@ -2,6 +2,8 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -25,7 +27,7 @@ void gather_latents(const MlaDecodeProblem& p, const MlaDecodeInputs& in, std::s
   const double kv_scale = p.kv_scale;
   k.resize(static_cast<Eigen::Index>(slots.size()), width);
   for (std::size_t pos = 0; pos < slots.size(); ++pos) {
-    const float* latent = in.kv_cache.data() + static_cast<std::size_t>(slots[pos]) * static_cast<std::size_t>(width);
+    const float* latent = in.kv_cache.data() + host_cache_index(p, slots[pos]);
     k.row(static_cast<Eigen::Index>(pos)) = FloatRowMap(latent, width).cast<double>() * kv_scale;
   }
 }
@@ -36,6 +38,90 @@ void round_like_kernel_p(Block&& e, DType t) {
   for (Eigen::Index r = 0; r < e.rows(); ++r) {
     for (Eigen::Index c = 0; c < e.cols(); ++c) e(r, c) = round_to(t, static_cast<float>(e(r, c)));
   }
+}
+
+// One request's contribution to MlaErrorScales: e holds the rows' weights exp(s - m) (zero where
+// masked), row_sum their sums, o the normalised output rows.
+// prod2 holds sum_c q_rc^2 k_jc^2 for every pair.
+template <class EMat, class OMat>
+void add_error_scales(const MlaDecodeProblem& p, const MatrixRM& q, const MatrixRM& k, const MatrixRM& prod2,
+                      const EMat& e, const Eigen::VectorXd& row_sum, const Eigen::VectorXd& row_max, const OMat& o,
+                      MlaErrorScales& sc) {
+  const int lv = p.kv_lora_rank;
+  const double scale2 = p.scale * p.scale;
+  const Eigen::VectorXd q_norm = q.rowwise().norm();
+  const Eigen::VectorXd k_norm = k.rowwise().norm();
+  const Eigen::VectorXd v_norm = k.leftCols(lv).rowwise().norm();
+  sc.max_abs_q = std::max(sc.max_abs_q, q.cwiseAbs().maxCoeff());
+  if (k.size() > 0) sc.max_abs_kv = std::max(sc.max_abs_kv, k.cwiseAbs().maxCoeff());
+  for (Eigen::Index r = 0; r < e.rows(); ++r) {
+    // A row that sees no token (a padded request) is the exact identity, O 0 and LSE -inf: no
+    // rounding reaches it, and its 0/0 weights and -inf max must not reach the scales.
+    if (!(row_sum(r) > 0.0)) continue;
+    const double a_row = p.scale * q_norm(r);
+    sc.max_abs_row_max = std::max(sc.max_abs_row_max, std::abs(row_max(r)));
+    const double o_norm = o.row(r).norm();
+    const double l = row_sum(r);
+    double p2b2 = 0.0, pb = 0.0, p2 = 0.0, walk = o_norm * o_norm;
+    int visible = 0;
+    Eigen::Index top = 0;  // the row's largest-score token: weight exp(0) = 1 before normalising
+    for (Eigen::Index j = 1; j < e.cols(); ++j) top = e(r, j) > e(r, top) ? j : top;
+    for (Eigen::Index j = 0; j < e.cols(); ++j) {
+      const double pj = e(r, j) / l;
+      if (pj == 0.0) continue;
+      const double score = row_max(r) + std::log(e(r, j));
+      const double b = std::sqrt(scale2 * prod2(r, j) + score * score);
+      sc.max_score_magnitude = std::max(sc.max_score_magnitude, a_row * k_norm(j));
+      const double spread = v_norm(j) + o_norm;
+      const double w = pj * pj * v_norm(j) * v_norm(j);
+      p2b2 += pj * pj * b * b;
+      pb += pj * b;
+      p2 += pj * pj;
+      sc.p_weight += w;
+      sc.p_weight_sq += w * w;
+      walk += w;
+      ++visible;
+      if (j != top) {
+        sc.p_weight_below_max += w;
+        sc.p_weight_sq_below_max += w * w;
+      }
+      sc.score_weight += pj * pj * b * b * spread * spread;
+      sc.exp_weight += pj * pj * spread * spread;
+    }
+    int rises_forward = 0, rises_backward = 0;
+    double best = 0.0;
+    for (Eigen::Index j = 0; j < e.cols(); ++j) {
+      if (e(r, j) > best) ++rises_forward;
+      best = std::max(best, e(r, j));
+    }
+    best = 0.0;
+    for (Eigen::Index j = e.cols(); j-- > 0;) {
+      if (e(r, j) > best) ++rises_backward;
+      best = std::max(best, e(r, j));
+    }
+    sc.max_running_max_rises =
+        std::max(sc.max_running_max_rises, static_cast<double>(std::max(rises_forward, rises_backward)));
+    double len_power = 1.0;
+    for (int power = 0; power < 3; ++power) {
+      sc.walk_by_len[power] += len_power * walk;
+      sc.o_sq_by_len[power] += len_power * o_norm * o_norm;
+      len_power *= visible;
+    }
+    sc.lse_score_rms = std::max(sc.lse_score_rms, std::sqrt(p2b2));
+    sc.lse_score_mean = std::max(sc.lse_score_mean, pb);
+    sc.p_concentration = std::max(sc.p_concentration, std::sqrt(p2));
+  }
+  for (Eigen::Index i = 0; i < o.rows(); ++i) {
+    for (Eigen::Index c = 0; c < o.cols(); ++c) {
+      const double rounded = round_to(p.o_dtype, static_cast<float>(o(i, c)));
+      sc.o_round_sq += (rounded - o(i, c)) * (rounded - o(i, c));
+    }
+  }
+  const auto sq = o.array().square();
+  sc.o_sq += sq.sum();
+  sc.o_quad += sq.square().sum();
+  if (o.size() > 0) sc.o_max_sq = std::max(sc.o_max_sq, sq.maxCoeff());
+  sc.o_elements += static_cast<double>(o.size());
 }
 
 void expect_size(std::size_t actual, std::size_t expected, const std::string& what) {
@@ -53,11 +139,21 @@ void check_mla_inputs(const MlaDecodeProblem& p, const MlaDecodeInputs& in) {
   expect_size(in.q.size(), static_cast<std::size_t>(total_q_tokens(p)) * static_cast<std::size_t>(heads(p)) * width,
               "q");
   expect_size(in.kv_cache.size(),
-              static_cast<std::size_t>(p.num_blocks) * static_cast<std::size_t>(p.block_size) * width, "kv_cache");
+              static_cast<std::size_t>(host_cache_blocks(p)) * static_cast<std::size_t>(p.block_size) * width,
+              "kv_cache (blocks first_block..num_blocks)");
+}
+
+MlaDecodeOutputs<double> faithful_oracle(const MlaDecodeProblem& p, const MlaTolerances& tol,
+                                         MlaDecodeOutputs<double> exact) {
+  if (tol.oracle_o_rounded) {
+    for (double& v : exact.o) v = round_to(p.o_dtype, static_cast<float>(v));
+  }
+  return exact;
 }
 
 MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const MlaDecodeInputs& in,
-                                              PRounding rounding) {
+                                              PRounding rounding, MlaErrorScales* scales) {
+  if (scales != nullptr) *scales = MlaErrorScales{};
   check_mla_inputs(p, in);
   const PageIndices pages = expand_page_indices(p, in);
   const int h = heads(p);
@@ -70,7 +166,7 @@ MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const M
   out.o.resize(tokens * static_cast<std::size_t>(h) * static_cast<std::size_t>(lv));
   out.lse.resize(tokens * static_cast<std::size_t>(h));
 
-  MatrixRM k, s;  // reused across requests to keep allocations out of the loop
+  MatrixRM k, s, prod2;  // reused across requests to keep allocations out of the loop
   Eigen::VectorXd row_max, row_sum;
   for (int b = 0; b < batch(p); ++b) {
     const int kv = p.kv_lens[b];
@@ -88,7 +184,12 @@ MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const M
     row_max.resize(rows);
     row_sum.resize(rows);
     for (int t = 0; t < q_len; ++t) {
-      const int visible = kv - q_len + t + 1;  // causal, aligned bottom-right
+      const int visible = visible_kv(p, b, t);  // causal, aligned bottom-right
+      if (visible == 0) {  // an empty row (a padded request): sum 0 marks it for the identity below
+        row_max.segment(t * h, h).setZero();
+        row_sum.segment(t * h, h).setZero();
+        continue;
+      }
       auto seen = s.block(t * h, 0, h, visible);
       auto m = row_max.segment(t * h, h);
       m = seen.rowwise().maxCoeff();
@@ -102,10 +203,23 @@ MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const M
     Eigen::Map<MatrixRM> o(out.o.data() + first_row * static_cast<std::size_t>(lv), rows, lv);
     o.noalias() = s * k.leftCols(lv);
     o.array().colwise() /= row_sum.array();  // correctly rounded on every code path
+    for (int r = 0; r < rows; ++r) {
+      if (row_sum[r] == 0.0) o.row(r).setZero();  // an empty row's 0/0, before the scales read O
+    }
+    if (scales != nullptr) {
+      prod2.noalias() = q.cwiseAbs2() * k.cwiseAbs2().transpose();
+      add_error_scales(p, q, k, prod2, s, row_sum, row_max, o, *scales);
+    }
     // Evaluated in Eigen's aligned storage, then copied: vectorised and scalar log differ in the
     // last bit, and evaluating into the output vector would let its heap alignment decide which
     // elements take which path, making results depend on the allocation.
     row_max.array() += row_sum.array().log();
+    for (int r = 0; r < rows; ++r) {
+      if (row_sum[r] == 0.0) {  // saw no token: the identity of the LSE merge, O 0 and LSE -inf
+        o.row(r).setZero();
+        row_max[r] = -std::numeric_limits<double>::infinity();
+      }
+    }
     std::copy_n(row_max.data(), rows, out.lse.begin() + static_cast<std::ptrdiff_t>(first_row));
   }
   return out;

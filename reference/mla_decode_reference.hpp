@@ -11,6 +11,7 @@
 
 #include "core/mla_inputs.hpp"
 #include "core/mla_problem.hpp"
+#include "core/tolerance.hpp"
 
 namespace mlacheck {
 
@@ -28,8 +29,18 @@ enum class PRounding : std::uint8_t {
 
 // O [total_q_tokens, heads, Lv] and LSE [total_q_tokens, heads] of this rank's heads.
 // Throws std::invalid_argument when the inputs' sizes do not match the problem.
+// `scales`, when given, receives what the tight tolerance needs of the actual numbers
+// (core/tolerance.hpp), measured on this oracle's own weights and outputs.
 MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const MlaDecodeInputs& in,
-                                              PRounding rounding = PRounding::none);
+                                              PRounding rounding = PRounding::none, MlaErrorScales* scales = nullptr);
+
+// The kernel-faithful oracle: `exact` (this oracle's PRounding::none outputs) with the rounding
+// points a backend declared applied where the tight rule judges against them: O rounded to
+// o_dtype when tol.oracle_o_rounded. q and cache codes are exact already; P is rounded by a kernel
+// against a running max the oracle cannot know (it depends on the kernel's tiles and splits), so
+// its rounding is charged by the tolerance instead (docs/tolerance.md). Unchanged otherwise.
+MlaDecodeOutputs<double> faithful_oracle(const MlaDecodeProblem& p, const MlaTolerances& tol,
+                                         MlaDecodeOutputs<double> exact);
 
 // Throws std::invalid_argument naming the first input whose size disagrees with the problem;
 // shared by the oracles so both reject the same inputs.

@@ -46,4 +46,24 @@ PageIndices expand_page_indices(const MlaDecodeProblem& p, const MlaDecodeInputs
   return expand_page_indices(in.block_table, in.block_table_stride, p.kv_lens, p.block_size, p.num_blocks);
 }
 
+PageIndices page_form_indices(std::span<const std::int32_t> block_table, int block_table_stride,
+                              std::span<const int> kv_lens, int block_size, int num_blocks) {
+  // The token form checks the table; its first token of each page is that page's block id.
+  const PageIndices tokens = expand_page_indices(block_table, block_table_stride, kv_lens, block_size, num_blocks);
+  PageIndices out;
+  out.kv_indptr.assign(tokens.kv_indptr.size(), 0);
+  for (std::size_t b = 0; b + 1 < tokens.kv_indptr.size(); ++b) {
+    const int kv_len = tokens.kv_indptr[b + 1] - tokens.kv_indptr[b];
+    for (int pos = 0; pos < kv_len; pos += block_size) {
+      out.kv_indices.push_back(tokens.kv_indices[static_cast<std::size_t>(tokens.kv_indptr[b] + pos)] / block_size);
+    }
+    out.kv_indptr[b + 1] = static_cast<std::int32_t>(out.kv_indices.size());
+  }
+  return out;
+}
+
+PageIndices page_form_indices(const MlaDecodeProblem& p, const MlaDecodeInputs& in) {
+  return page_form_indices(in.block_table, in.block_table_stride, p.kv_lens, p.block_size, p.num_blocks);
+}
+
 }  // namespace mlacheck

@@ -25,4 +25,13 @@ PageIndices expand_page_indices(std::span<const std::int32_t> block_table, int b
 
 PageIndices expand_page_indices(const MlaDecodeProblem& p, const MlaDecodeInputs& in);
 
+// The page form of the same table, the host twin of the expansion's KvIndexForm::pages (what an
+// engine hands a kernel it believes paged; fault kernel-ignores-page-size, UPSTREAM R8):
+// kv_indptr is the prefix sums of the page counts ceil(kv_len / block_size), and page i of
+// request b holds block_table[b * stride + i]. Throws as expand_page_indices does.
+PageIndices page_form_indices(std::span<const std::int32_t> block_table, int block_table_stride,
+                              std::span<const int> kv_lens, int block_size, int num_blocks);
+
+PageIndices page_form_indices(const MlaDecodeProblem& p, const MlaDecodeInputs& in);
+
 }  // namespace mlacheck

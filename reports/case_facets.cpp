@@ -1,5 +1,7 @@
 #include "reports/case_facets.hpp"
 
+#include <cmath>
+
 #include <algorithm>
 #include <bit>
 #include <limits>
@@ -116,6 +118,49 @@ double bound_used(const CaseResult& row) {
     worst = std::max(worst, used);
   }
   return worst;
+}
+
+BoundUsedHistogram bound_used_histogram(std::span<const CaseResult> rows) {
+  BoundUsedHistogram h;
+  h.bins = {"0", "<1e-4"};
+  constexpr int kHalfDecades = 8;  // 1e-4 .. 1
+  for (int i = 0; i < kHalfDecades; ++i) h.bins.push_back((i % 2 == 0 ? "1e-" : "3e-") + std::to_string(4 - i / 2));
+  for (const CaseResult& row : rows) {
+    if (row.state != ResultState::passed) continue;
+    for (const ComparedTensor& t : row.tensors) {
+      if (!(t.tol.rms > 0.0) || !std::isfinite(t.tol.rms)) continue;
+      const std::string name = t.name + " rms";
+      auto it = std::find_if(h.tensors.begin(), h.tensors.end(), [&](const auto& s) { return s.first == name; });
+      if (it == h.tensors.end()) it = h.tensors.insert(h.tensors.end(), {name, std::vector<double>(h.bins.size(), 0.0)});
+      const double used = t.stats.rms_rel_err / t.tol.rms;
+      std::size_t bin = 0;
+      if (used > 0.0) {
+        const double half_decades = std::floor(2.0 * std::log10(used)) + 2.0 * 4;  // 0 at [1e-4, 10^-3.5)
+        bin = half_decades < 0 ? 1 : 2 + static_cast<std::size_t>(std::min(half_decades, kHalfDecades - 1.0));
+      }
+      it->second[bin] += 1;
+    }
+  }
+  return h;
+}
+
+BoundUsedSummary bound_used_summary(std::span<const CaseResult> rows) {
+  std::vector<double> used;
+  for (const CaseResult& row : rows) {
+    if (row.state == ResultState::passed && !row.tensors.empty()) used.push_back(bound_used(row));
+  }
+  BoundUsedSummary s;
+  s.cases = used.size();
+  if (used.empty()) return s;
+  std::sort(used.begin(), used.end());
+  const auto rank = [&used](double q) {  // nearest rank: the smallest value with q of the cases at or below it
+    const auto k = static_cast<std::size_t>(std::ceil(q * static_cast<double>(used.size())));
+    return used[std::max<std::size_t>(k, 1) - 1];
+  };
+  s.median = rank(0.5);
+  s.p90 = rank(0.9);
+  s.max = used.back();
+  return s;
 }
 
 }  // namespace mlacheck

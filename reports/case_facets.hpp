@@ -2,7 +2,9 @@
 // What the HTML report groups and plots cases by, read back from each row's repro string: a
 // report of old rows needs nothing but the rows. A row whose repro does not parse keeps
 // `parsed` false and lands in the "unknown" groups.
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "harness/case_result.hpp"
@@ -39,5 +41,23 @@ const ComparedTensor* primary_tensor(const CaseResult& row);
 // How much of its rms bound the row's worst tensor used: rms_rel_err / tol_rms (0 when nothing
 // was compared, +inf for any error under a zero bound).
 double bound_used(const CaseResult& row);
+
+// The distribution of bound used over correct (PASSED) rows, per compared tensor with a finite,
+// non-zero rms bound (O; K and V of dequantising gathers; LSE has none): rms_rel_err / tol_rms in
+// half-decade bins from 1e-4 to 1, plus "0" (exact) and "<1e-4". A row that passed used at most
+// its whole bound, so the last bin ends at 1.
+struct BoundUsedHistogram {
+  std::vector<std::string> bins;                          // "0", "<1e-4", "1e-4", "3e-4", ..., "3e-1"
+  std::vector<std::pair<std::string, std::vector<double>>> tensors;  // "O rms" -> count per bin
+};
+BoundUsedHistogram bound_used_histogram(std::span<const CaseResult> rows);
+
+// bound_used() over the PASSED rows with a compared tensor: how many, and the median, 90th
+// percentile (nearest rank) and maximum, for the one line `mlacheck run` ends with.
+struct BoundUsedSummary {
+  std::size_t cases = 0;
+  double median = 0.0, p90 = 0.0, max = 0.0;
+};
+BoundUsedSummary bound_used_summary(std::span<const CaseResult> rows);
 
 }  // namespace mlacheck

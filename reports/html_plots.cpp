@@ -90,6 +90,22 @@ std::string error_histogram(std::span<const Case> cases) {
                  body + svg_stacked_bars("cases per error decade", "cases", categories, series));
 }
 
+// The margin correct cases keep: how much of its rms bound each PASSED case used.
+std::string bound_used_distribution(std::span<const Case> cases) {
+  std::vector<CaseResult> rows;
+  for (const Case& c : cases) rows.push_back(*c.row);
+  const BoundUsedHistogram h = bound_used_histogram(rows);
+  std::string body =
+      "<p>How much of its normwise bound each correct (PASSED) case used: rms_rel_err / tol_rms per compared "
+      "tensor with an rms bound, in half-decade bins (\"3e-3\" holds [10^-2.5, 10^-2)); \"0\" counts exact "
+      "results. Cases far below 1 leave a margin a small precision mistake can hide in.</p>\n";
+  if (h.tensors.empty()) return section("bound-used", "Bound used by correct cases", body + "<p>No passed cases.</p>\n");
+  std::vector<BarSeries> series;
+  for (const auto& [name, counts] : h.tensors) series.push_back({name, counts});
+  return section("bound-used", "Bound used by correct cases",
+                 body + svg_stacked_bars("passed cases per bound used", "cases", h.bins, series));
+}
+
 std::string coverage(std::span<const Case> cases) {
   const std::vector<std::string>& buckets = coverage_buckets();
   std::vector<double> checked(buckets.size(), 0.0), all(buckets.size(), 0.0);
@@ -116,7 +132,7 @@ std::string coverage(std::span<const Case> cases) {
 }  // namespace
 
 std::string plot_sections(std::span<const Case> cases) {
-  return error_vs_kv_len(cases) + error_histogram(cases) + coverage(cases);
+  return error_vs_kv_len(cases) + error_histogram(cases) + bound_used_distribution(cases) + coverage(cases);
 }
 
 }  // namespace mlacheck::html

@@ -20,7 +20,7 @@ std::string state_badge(ResultState s);
 // "3.2e-04" style for errors in tables; "-" when there is nothing to show.
 std::string error_text(double v);
 
-// The error-vs-kv-len, error-histogram and coverage sections.
+// The error-vs-kv-len, error-histogram, bound-used and coverage sections.
 std::string plot_sections(std::span<const Case> cases);
 
 }  // namespace mlacheck::html

@@ -53,6 +53,16 @@ std::vector<int> parse_int_list_cell(std::string_view text, int min, int max) {
   return values;
 }
 
+float parse_float_cell(std::string_view text) {
+  float value = 0.0f;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec == std::errc::result_out_of_range) throw CellError(quoted(text) + " is out of a float's range");
+  if (ec != std::errc() || end != text.data() + text.size() || text.empty()) {
+    throw CellError(quoted(text) + " is not a number");
+  }
+  return value;
+}
+
 bool parse_bool_cell(std::string_view text) {
   if (text == "1" || text == "true") return true;
   if (text == "0" || text == "false") return false;

@@ -22,6 +22,8 @@ std::uint64_t parse_u64_cell(std::string_view text);
 // Comma-separated integers in [min, max], runs written value*count as in repro strings:
 // "4096*8,17" is eight 4096s then 17.
 std::vector<int> parse_int_list_cell(std::string_view text, int min, int max);
+// A finite decimal number that a float holds, e.g. "0.0625" or "2".
+float parse_float_cell(std::string_view text);
 // "0"/"1" or "false"/"true".
 bool parse_bool_cell(std::string_view text);
 // A dtype by its canonical name (core/dtype.hpp).

@@ -1,5 +1,5 @@
 #pragma once
-// A named regression scenario: one upstream bug (../shared/UPSTREAM.md S1-S7) reproduced as a
+// A named regression scenario: one upstream bug (../shared/UPSTREAM.md S1-S7, R1-R12) reproduced as a
 // problem descriptor, with its provenance and the fault that puts the bug back in our backend.
 #include <array>
 #include <string>
@@ -32,10 +32,11 @@ struct Scenario {
 };
 
 // The table's columns (scenarios/README.md documents each).
-inline constexpr std::array<std::string_view, 25> kScenarioColumns = {
+inline constexpr std::array<std::string_view, 27> kScenarioColumns = {
     "id",      "upstream", "reference", "model",      "title",    "op",       "fault",  "caught_by", "heads",
     "tp",      "lv",       "rope",      "kv_lens",    "q_lens",   "block_size", "q_dtype", "kv_dtype",
-    "o_dtype", "path",     "layout",    "interleaved", "kv_heads", "head_size", "seed",   "note",
+    "kv_scale", "o_dtype", "path",     "layout",    "interleaved", "kv_heads", "head_size", "seed",   "note",
+    "first_block",  // issue 13 item 2: blocks placed past 4 GiB
 };
 
 // Reads a scenario table. Throws TableError ("file:line: column 'c': reason") for a malformed

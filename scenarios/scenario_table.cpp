@@ -18,7 +18,7 @@ namespace {
 constexpr int kIntMax = std::numeric_limits<int>::max();
 
 // Columns only one op has: a value in the other op's row is a mistake in the table.
-constexpr std::string_view kMlaOnly[] = {"heads", "tp", "lv", "rope", "q_lens", "q_dtype", "path"};
+constexpr std::string_view kMlaOnly[] = {"heads", "tp", "lv", "rope", "q_lens", "q_dtype", "kv_scale", "path", "first_block"};
 constexpr std::string_view kGatherOnly[] = {"layout", "interleaved", "kv_heads", "head_size"};
 constexpr std::string_view kRequired[] = {"id", "upstream", "reference", "model", "title",
                                           "op", "fault",    "caught_by", "kv_lens", "note"};
@@ -72,6 +72,7 @@ MlaDecodeProblem mla_problem(const CellReader& row) {
   if (!row.empty("block_size")) p.block_size = int_cell(row, "block_size", 1);
   p.q_dtype = dtype_cell(row, "q_dtype", p.q_dtype);
   p.kv_dtype = dtype_cell(row, "kv_dtype", p.kv_dtype);
+  if (!row.empty("kv_scale")) p.kv_scale = row.parse("kv_scale", parse_float_cell);
   p.o_dtype = dtype_cell(row, "o_dtype", p.o_dtype);
   if (!row.empty("path")) {
     p.path = row.parse("path", [](std::string_view t) {
@@ -82,6 +83,7 @@ MlaDecodeProblem mla_problem(const CellReader& row) {
     });
   }
   if (!row.empty("seed")) p.seed = row.parse("seed", parse_u64_cell);
+  if (!row.empty("first_block")) p.first_block = int_cell(row, "first_block", 0);
   return validated(row, std::move(p));
 }
 
@@ -126,10 +128,12 @@ Scenario to_scenario(const CsvTable& table, const CsvRow& csv) {
   s.note = std::string(row.text("note"));
   s.source = table.file + ":" + std::to_string(csv.line);
   s.fault = row.parse("fault", [](std::string_view t) {
-    if (auto f = parse_fault(t)) return *f;
+    // Only the upstream faults have scenarios: a precision fault is measured by --sensitivity.
+    const auto f = parse_fault(t);
+    if (f && std::find(std::begin(kAllFaults), std::end(kAllFaults), *f) != std::end(kAllFaults)) return *f;
     std::string names;
-    for (Fault f : kAllFaults) names += (names.empty() ? "" : ", ") + std::string(to_string(f));
-    throw CellError("'" + std::string(t) + "' is not a fault (" + names + ")");
+    for (Fault u : kAllFaults) names += (names.empty() ? "" : ", ") + std::string(to_string(u));
+    throw CellError("'" + std::string(t) + "' is not " + (f ? "an upstream fault" : "a fault") + " (" + names + ")");
   });
   s.caught_by = row.parse("caught_by", [](std::string_view t) {
     try {

@@ -93,7 +93,7 @@ TEST(MlaProblem, ValidationNamesTheField) {
   p.q_lens.pop_back();
   EXPECT_EQ(rejected_field(p), "q");
   p = base;
-  p.kv_lens[0] = 0;
+  p.kv_lens[0] = -1;
   EXPECT_EQ(rejected_field(p), "kv");
   p = base;
   p.kv_scale = 0.5f;  // a scale on a bf16 cache
@@ -114,6 +114,42 @@ TEST(MlaProblem, ValidationNamesTheField) {
   p = base;
   p.num_splits = -1;
   EXPECT_EQ(rejected_field(p), "splits");
+}
+
+TEST(MlaProblem, PaddedRequestsHaveNoKvAndAnyQLen) {
+  auto p = deepseek_v3_tp8();
+  p.kv_lens = {0, 4096, 0, 17};
+  p.q_lens = {1, 4, 6, 1};  // a padded MTP request keeps its 6 query rows
+  p.num_blocks = 0;
+  p = with_defaults(p);
+  EXPECT_EQ(rejected_field(p), "");
+  EXPECT_EQ(blocks_for(p, 0), 0);
+  EXPECT_EQ(blocks_needed(p), 64 + 1);
+  EXPECT_EQ(kv_indptr(p), (std::vector<int>{0, 0, 4096, 4096, 4113}));
+  for (int t = 0; t < 6; ++t) EXPECT_EQ(visible_kv(p, 2, t), 0) << "row " << t;
+  EXPECT_EQ(visible_kv(p, 1, 0), 4093);
+  EXPECT_EQ(visible_kv(p, 1, 3), 4096);
+  // Only a padded request may hold more query rows than cached tokens.
+  p.kv_lens[3] = 1;
+  p.q_lens[3] = 2;
+  EXPECT_EQ(rejected_field(p), "q");
+  // A batch of padding alone has nothing a comparison could check.
+  p.kv_lens = {0, 0, 0, 0};
+  p.num_blocks = 1;
+  EXPECT_EQ(rejected_field(p), "kv");
+}
+
+TEST(MlaProblem, PaddedRequestsAndOversizedSplitsRoundTrip) {
+  auto p = deepseek_v3_tp8();
+  p.kv_lens = {0, 9, 0, 0, 3000};
+  p.q_lens = {4, 1, 1, 1, 2};
+  p.num_splits = 4096;  // far more splits than the short requests have tokens
+  p.num_blocks = 0;
+  p = with_defaults(p);
+  const std::string line = to_repro(p);
+  EXPECT_NE(line.find("kv=0,9,0*2,3000"), std::string::npos) << line;
+  EXPECT_EQ(parse_mla_decode(line), p) << line;
+  EXPECT_EQ(to_repro(parse_mla_decode(line)), line);
 }
 
 TEST(MlaProblem, MessageNamesFieldAndValue) {
@@ -141,6 +177,31 @@ TEST(MlaProblem, ReproRoundTrips) {
   EXPECT_NE(line.find("kv=4096*2,17,1"), std::string::npos) << line;
 }
 
+TEST(MlaProblem, FillProfileRoundTripsAndOldReprosReadAsUniform) {
+  auto p = deepseek_v3_tp8();
+  for (FillProfile profile : {FillProfile::uniform, FillProfile::sink, FillProfile::extreme}) {
+    p.profile = profile;
+    const std::string line = to_repro(p);
+    EXPECT_EQ(parse_mla_decode(line), p) << line;
+    EXPECT_NE(line.find(";profile=" + std::string(to_string(profile))), std::string::npos) << line;
+  }
+  // A repro string written before fill profiles existed has no profile key: the same problem as
+  // before, uniform, whose canonical form now ends in profile=uniform.
+  const std::string old =
+      "mla_decode:name=case;heads=16;tp=1;rank=0;lv=512;rope=64;scale=0.041666666666666664;kv=17;q=1;bs=16;blocks=2;"
+      "q_dtype=bf16;kv_dtype=bf16;o_dtype=bf16;kv_scale=1;path=auto;splits=0;fill=random;seed=7";
+  const MlaDecodeProblem parsed = parse_mla_decode(old);
+  EXPECT_EQ(parsed.profile, FillProfile::uniform);
+  EXPECT_EQ(to_repro(parsed), old + ";profile=uniform");
+  EXPECT_THROW(parse_mla_decode("mla_decode:kv=4;profile=spiky"), ReproParseError);
+  try {
+    parse_mla_decode("mla_decode:kv=4;fill=exact;profile=sink");
+    FAIL() << "a shaped profile with exact fill was accepted";
+  } catch (const InvalidProblem& e) {
+    EXPECT_NE(std::string(e.what()).find("profile=sink"), std::string::npos) << e.what();
+  }
+}
+
 TEST(MlaProblem, ParseFillsDefaults) {
   const auto p = parse_mla_decode("mla_decode:heads=16;kv=100*3");
   EXPECT_EQ(p.q_lens, (std::vector<int>{1, 1, 1}));
@@ -164,6 +225,8 @@ TEST(MlaProblem, ParseRejectsMalformedInput) {
     EXPECT_THROW(parse_mla_decode(line), ReproParseError) << line;
   }
   EXPECT_THROW(parse_mla_decode("mla_decode:kv=4;q=5"), InvalidProblem);
+  EXPECT_THROW(parse_mla_decode("mla_decode:kv=0*3"), InvalidProblem);  // padding alone
+  EXPECT_EQ(parse_mla_decode("mla_decode:kv=0,5;q=3,1").kv_lens, (std::vector<int>{0, 5}));
 }
 
 }  // namespace

@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "core/mla_inputs.hpp"
 #include "reference/head_padding.hpp"
 #include "reference/kv_gather_reference.hpp"
 #include "reference/mla_decode_plain.hpp"
@@ -25,6 +27,18 @@ TEST(ExpandPageIndices, GivesBlockTimesBlockSizePlusOffset) {
   const PageIndices pages = expand_page_indices(table, 2, kv_lens, 4, 4);
   EXPECT_EQ(pages.kv_indices, (std::vector<std::int32_t>{12, 13, 14, 15, 4, 0, 1, 2}));
   EXPECT_EQ(pages.kv_indptr, (std::vector<std::int32_t>{0, 5, 8}));
+}
+
+TEST(ExpandPageIndices, PageFormHoldsOneBlockIdPerPage) {
+  // The same table in the form a paged kernel takes (fault kernel-ignores-page-size, R8): request 0
+  // has ceil(5 / 4) = 2 pages, request 1 one.
+  const std::vector<std::int32_t> table{3, 1, 0, -1};
+  const std::vector<int> kv_lens{5, 3};
+  const PageIndices pages = page_form_indices(table, 2, kv_lens, 4, 4);
+  EXPECT_EQ(pages.kv_indices, (std::vector<std::int32_t>{3, 1, 0}));
+  EXPECT_EQ(pages.kv_indptr, (std::vector<std::int32_t>{0, 2, 3}));
+  EXPECT_THROW(page_form_indices(std::vector<std::int32_t>{3, -1}, 2, std::vector<int>{5}, 4, 4),
+               std::invalid_argument);
 }
 
 TEST(ExpandPageIndices, RejectsATableThatDoesNotCoverTheCache) {
@@ -126,6 +140,49 @@ TEST(MlaDecodeOracles, RoundPToTheQueryDtypeBeforePV) {
   ASSERT_NE(rounded, std::exp(-1.0));
   expect_two_token_answer(mla_decode_reference(c.p, c.in, PRounding::to_q_dtype), rounded);
   expect_two_token_answer(mla_decode_plain(c.p, c.in, PRounding::to_q_dtype), rounded);
+}
+
+// A padded request (kv_len 0, its table row all -1) appended to a batch: the other requests read
+// the same q, cache and table, so their outputs must not change by a bit, and every row of the
+// padded request is the identity of the LSE merge (O 0, LSE -inf) in both oracles.
+TEST(MlaDecodeOracles, PaddedRequestRowsAreTheIdentity) {
+  MlaDecodeProblem base;
+  base.total_heads = 16;
+  base.tp = 2;
+  base.kv_lora_rank = 64;
+  base.rope_dim = 16;
+  base.kv_lens = {37, 5};
+  base.q_lens = {3, 1};
+  base.block_size = 16;
+  base = with_defaults(base);
+  MlaDecodeProblem padded = base;
+  padded.kv_lens.push_back(0);
+  padded.q_lens.push_back(4);  // an MTP pad request keeps its query rows
+  padded = with_defaults(padded);
+  ASSERT_EQ(padded.num_blocks, base.num_blocks);
+
+  const MlaDecodeInputs in = make_inputs(padded);
+  const auto stride = static_cast<std::size_t>(in.block_table_stride);
+  for (std::size_t j = 0; j < stride; ++j) EXPECT_EQ(in.block_table[2 * stride + j], -1) << "table column " << j;
+  EXPECT_EQ(expand_page_indices(padded, in).kv_indptr, (std::vector<int>{0, 37, 42, 42}));
+
+  const MlaDecodeOutputs<double> before = mla_decode_reference(base, make_inputs(base));
+  const std::size_t h = static_cast<std::size_t>(heads(padded));
+  const std::size_t lv = static_cast<std::size_t>(padded.kv_lora_rank);
+  const std::size_t kept_rows = static_cast<std::size_t>(total_q_tokens(base)) * h;
+  for (const MlaDecodeOutputs<double>& out : {mla_decode_reference(padded, in), mla_decode_plain(padded, in)}) {
+    ASSERT_EQ(out.lse.size(), (kept_rows + 4 * h));
+    for (std::size_t r = 0; r < kept_rows; ++r) {
+      EXPECT_NEAR(out.lse[r], before.lse[r], 1e-12) << "row " << r;
+      EXPECT_TRUE(std::isfinite(out.lse[r])) << "row " << r;
+    }
+    for (std::size_t r = kept_rows; r < out.lse.size(); ++r) {
+      EXPECT_EQ(out.lse[r], -std::numeric_limits<double>::infinity()) << "padded row " << r;
+      for (std::size_t c = 0; c < lv; ++c) ASSERT_EQ(out.o[r * lv + c], 0.0) << "padded row " << r << " channel " << c;
+    }
+  }
+  const MlaDecodeOutputs<double> after = mla_decode_reference(padded, in);
+  for (std::size_t i = 0; i < before.o.size(); ++i) ASSERT_NEAR(after.o[i], before.o[i], 1e-12) << "O element " << i;
 }
 
 // Cache value = its own address, so a gathered value names the address it was read from.

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "core/fill.hpp"
+#include "core/mla_inputs.hpp"
+#include "reference/mla_decode_reference.hpp"
 
 namespace mlacheck {
 namespace {
@@ -225,6 +227,66 @@ TEST(MlaTolerance, SystematicMistakesFail) {
   EXPECT_FALSE(run_model(300, 2, DType::bf16, Mistake::lse_in_log2).lse_within);
 }
 
+// --- the tight rule (the kernel model's statistics are in harness/tests) -----------------------
+
+MlaErrorScales scales_of(const MlaDecodeProblem& p) {
+  MlaErrorScales sc;
+  mla_decode_reference(p, make_inputs(p), PRounding::none, &sc);
+  return sc;
+}
+
+TEST(TightMlaTolerance, RecordsItsRuleInOneLine) {
+  const MlaDecodeProblem p = problem(300);
+  const MlaTolerances t = mla_decode_tolerance(p, scales_of(p), PRoundingPoint::to_mma_input);
+  EXPECT_EQ(t.o.rule.rfind("O(tight): ", 0), 0u) << t.o.rule;
+  EXPECT_EQ(t.lse.rule.rfind("LSE(tight): ", 0), 0u) << t.lse.rule;
+  for (const std::string& rule : {t.o.rule, t.lse.rule}) {
+    EXPECT_NE(rule.find("n=300 Lk=576 P->bf16"), std::string::npos) << rule;
+    EXPECT_EQ(rule.find('\n'), std::string::npos);
+  }
+}
+
+TEST(TightMlaTolerance, LseBoundIsAtTheScaleOfFp32Accumulation) {
+  const MlaDecodeProblem p = problem(4097);
+  const MlaErrorScales sc = scales_of(p);
+  const MlaTolerances tight = mla_decode_tolerance(p, sc, PRoundingPoint::to_mma_input);
+  const MlaTolerances old = mla_decode_tolerance(p, sc.max_abs_q, sc.max_abs_kv);
+  // A few thousand fp32 roundings of a sum of 4097 terms: ~1e-4, where the old rule said ~1e-2.
+  EXPECT_LT(tight.lse.abs, 3e-4);
+  EXPECT_GT(old.lse.abs / tight.lse.abs, 30.0);
+  EXPECT_LT(tight.o.rms, old.o.rms);
+}
+
+TEST(TightMlaTolerance, ChargesPRoundingOnlyWhereTheKernelRoundsP) {
+  const MlaDecodeProblem p = problem(1000);
+  const MlaErrorScales sc = scales_of(p);
+  const MlaTolerances rounded = mla_decode_tolerance(p, sc, PRoundingPoint::to_bf16);
+  const MlaTolerances kept = mla_decode_tolerance(p, sc, PRoundingPoint::kept_f32);
+  const MlaTolerances undeclared = mla_decode_tolerance(p, sc, PRoundingPoint::undeclared);
+  EXPECT_LT(kept.o.rms, rounded.o.rms);
+  EXPECT_LT(kept.o.abs, rounded.o.abs);
+  // The declared row sum is of unrounded P: the LSE bound has no P term; undeclared, it has one.
+  EXPECT_DOUBLE_EQ(kept.lse.abs, rounded.lse.abs);
+  EXPECT_GT(undeclared.lse.abs, rounded.lse.abs);
+  // Only where P keeps full precision is the O rounded oracle the tighter comparison.
+  EXPECT_TRUE(kept.oracle_o_rounded);
+  EXPECT_FALSE(rounded.oracle_o_rounded);
+  EXPECT_FALSE(undeclared.oracle_o_rounded);
+}
+
+TEST(TightMlaTolerance, ResolvesTheMmaInputTypeAsTheKernelsDo) {
+  MlaDecodeProblem p = problem(16);
+  EXPECT_EQ(resolve_p_rounding(p, PRoundingPoint::to_mma_input).describe, "P->bf16");
+  p.kv_dtype = DType::f16;  // bf16 q, f16 cache: split in f16, residual u_f16^2
+  const ResolvedPRounding split = resolve_p_rounding(p, PRoundingPoint::to_mma_input);
+  EXPECT_TRUE(split.split);
+  EXPECT_DOUBLE_EQ(split.u, 0x1p-22);
+  p.kv_dtype = DType::fp8_e4m3fn;  // fp8 cache: the MMA takes q's dtype
+  EXPECT_EQ(resolve_p_rounding(p, PRoundingPoint::to_mma_input).describe, "P->bf16");
+  EXPECT_EQ(parse_p_rounding_point("mma_input"), PRoundingPoint::to_mma_input);
+  EXPECT_EQ(parse_p_rounding_point("fp8"), std::nullopt);
+}
+
 // --- gather -------------------------------------------------------------------------------------
 
 KvGatherProblem gather(DType cache, DType out) {
@@ -287,6 +349,33 @@ TEST(GatherTolerance, EveryCodeAndManyScalesPass) {
       }
       const Tolerance t = kv_gather_tolerance(p);
       EXPECT_TRUE(within(compare(expected, actual, t), t)) << to_string(cache) << "->" << to_string(out);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace mlacheck
+
+namespace mlacheck {
+namespace {
+
+// Rows that see no token (a padded request) are the exact identity and must not reach the scales:
+// their 0/0 weights once made every tight bound NaN, so the GPU property run failed a correct
+// kernel with "rms rel err 0 > -nan" (counterexample below, from the H100).
+TEST(MlaTolerance, PaddedRequestsLeaveEveryBoundFinite) {
+  for (const char* repro :
+       {"mla_decode:name=x;heads=1;tp=1;lv=16;rope=0;scale=0.25;kv=1,0;q=1*2;bs=2;splits=1;seed=0",
+        "mla_decode:name=x;heads=16;tp=2;lv=512;rope=64;kv=600,0,1200;q=1*3;bs=16;path=split_kv",
+        "mla_decode:name=x;heads=16;lv=128;rope=64;scale=0.114721;kv=1*2,0;q=1*2,3;bs=16;q_dtype=bf16;"
+        "kv_dtype=f16;o_dtype=f16;splits=1;seed=1700058042;profile=extreme"}) {
+    const MlaDecodeProblem p = parse_mla_decode(repro);
+    MlaErrorScales scales;
+    mla_decode_reference(p, make_inputs(p), PRounding::none, &scales);
+    for (PRoundingPoint point : {PRoundingPoint::undeclared, PRoundingPoint::kept_f32, PRoundingPoint::to_q_dtype,
+                                 PRoundingPoint::to_mma_input}) {
+      const MlaTolerances t = mla_decode_tolerance(p, scales, point);
+      EXPECT_FALSE(std::isnan(t.o.abs) || std::isnan(t.o.rms) || std::isnan(t.lse.abs)) << repro << "\n" << t.o.rule;
+      EXPECT_GE(t.o.rms, 0.0) << repro;
     }
   }
 }

@@ -5,6 +5,8 @@
 #include <csignal>
 
 #include <algorithm>
+#include <set>
+#include <string>
 
 #include "cli/supervisor.hpp"
 #include "core/gather_problem.hpp"
@@ -78,6 +80,43 @@ TEST(RunPlan, OnlyThePropertySweepIsGenerated) {
   for (const RunCase& c : build_run_plan(o)) {
     EXPECT_EQ(c.origin == CaseOrigin::generated, c.id.rfind("sweep-", 0) == 0) << c.id;
   }
+}
+
+TEST(RunPlan, TheDefaultJobStressesPrecisionOnEveryPathAndCache) {
+  RunPlanOptions o;
+  const auto plan = build_run_plan(o);
+  std::set<std::string> seen;
+  int oracle_profiles = 0;
+  for (const RunCase& c : plan) {
+    if (c.repro.rfind("mla_decode:", 0) != 0) continue;
+    const MlaDecodeProblem p = parse_mla_decode(c.repro);
+    if (p.profile == FillProfile::uniform) continue;
+    if (c.kind == RunCase::Kind::oracle_self_check) {
+      ++oracle_profiles;
+      continue;
+    }
+    if (c.origin != CaseOrigin::curated) continue;
+    const std::string profile(to_string(p.profile));
+    seen.insert(profile + " " + std::string(to_string(p.path)) + " " + std::string(to_string(p.o_dtype)));
+    seen.insert(profile + " " + std::string(to_string(p.kv_dtype)));
+    if (is_fp8(p.kv_dtype)) seen.insert("kv_scale " + std::to_string(p.kv_scale));
+  }
+  EXPECT_EQ(oracle_profiles, 2);  // the oracle checks itself on both shaped profiles
+  for (const char* profile : {"sink", "extreme"}) {
+    for (const char* path : {"split_kv", "persistent"}) {
+      for (const char* out : {"bf16", "f16"}) {
+        EXPECT_TRUE(seen.count(std::string(profile) + " " + path + " " + out)) << profile << " " << path << " " << out;
+      }
+    }
+    for (const char* kv : {"bf16", "f16", "fp8_e4m3fn", "fp8_e4m3fnuz"}) {
+      EXPECT_TRUE(seen.count(std::string(profile) + " " + kv)) << profile << " " << kv;
+    }
+  }
+  for (float scale : {0x1p-8f, 0x1p-3f, 0x1p3f, 0x1p8f}) {
+    EXPECT_TRUE(seen.count("kv_scale " + std::to_string(scale))) << scale;
+  }
+  // The default job stays a few minutes' work: its size with the default 64 property cases.
+  EXPECT_LE(build_run_plan(o).size(), 200u);
 }
 
 TEST(RunPlan, ThePropertySweepDrawsRealisticShapesTheKernelsTake) {

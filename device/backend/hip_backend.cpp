@@ -12,7 +12,13 @@ HipBackend::HipBackend(int device_index) : info_(device_info(device_index)) {}
 std::string HipBackend::device_name() const { return info_.name + " (" + info_.arch + ")"; }
 
 std::optional<std::string> HipBackend::supports(const MlaDecodeProblem& p) const {
-  return hip_mla_decode_unsupported(p, info_);
+  return hip_mla_decode_shape_unsupported(p);
+}
+
+std::optional<std::string> HipBackend::lacks_memory(const MlaDecodeProblem& p) const {
+  if (auto why = mla_decode_memory_shortfall(p, info_)) return why;
+  select_device(info_.index);  // admission runs on the harness's prepare threads
+  return staging_memory_shortfall(StagingMemory::device, mla_decode_device_bytes(p, info_));
 }
 
 std::optional<std::string> HipBackend::supports(const KvGatherProblem& p) const {
@@ -21,7 +27,9 @@ std::optional<std::string> HipBackend::supports(const KvGatherProblem& p) const 
 
 MlaDecodeRun HipBackend::run(const MlaDecodeProblem& p, const MlaDecodeInputs& in, const FaultSet& faults) {
   validate(p);
-  if (auto why = supports(p)) throw std::invalid_argument("hip backend cannot run " + p.name + ": " + *why);
+  if (auto why = hip_mla_decode_unsupported(p, info_)) {
+    throw std::invalid_argument("hip backend cannot run " + p.name + ": " + *why);
+  }
   select_device(info_.index);  // the device is per thread: a backend may be used from any thread
   // Staged like every other backend's tensors; the pipeline's intermediates join the staging's
   // buffer set, so collect() checks the canaries of all of them.

@@ -16,8 +16,13 @@ class HipBackend final : public Backend {
   std::string device_name() const override;
   std::optional<std::string> supports(const MlaDecodeProblem& p) const override;
   std::optional<std::string> supports(const KvGatherProblem& p) const override;
+  // The device's total memory, then the free memory of its GPU now.
+  std::optional<std::string> lacks_memory(const MlaDecodeProblem& p) const override;
   MlaDecodeRun run(const MlaDecodeProblem& p, const MlaDecodeInputs& in, const FaultSet& faults) override;
   KvGatherRun run(const KvGatherProblem& p, const KvGatherInputs& in, const FaultSet& faults) override;
+  // P rounded to the MMA input type, split exactly for mixed 16-bit q/kv
+  // (device/kernels/row_group_attention.hpp); l summed from fp32 P.
+  PRoundingPoint p_rounding() const override { return PRoundingPoint::to_mma_input; }
   int device_index() const override { return info_.index; }
   std::string device_pci_bus_id() const override { return info_.pci_bus_id; }
 

@@ -6,6 +6,7 @@
 
 #include "device/backend/decode_path.hpp"
 #include "device/backend/decode_steps.hpp"
+#include "device/backend/decode_variant.hpp"
 #include "device/backend/gpu_timer.hpp"
 #include "device/kernels/split_kv_plan.hpp"
 #include "device/layout/launchers.hpp"
@@ -27,7 +28,7 @@ Sizes sizes_of(const MlaDecodeProblem& p) {
 
 }  // namespace
 
-std::optional<std::string> mla_decode_memory_shortfall(const MlaDecodeProblem& p, const DeviceInfo& info) {
+std::size_t mla_decode_device_bytes(const MlaDecodeProblem& p, const DeviceInfo& info) {
   const Sizes s = sizes_of(p);
   const bool persistent = choose_decode_path(p, info.compute_units).path == DecodePath::persistent;
   const std::size_t qb = storage_bytes(p.q_dtype), ob = storage_bytes(p.o_dtype);
@@ -36,6 +37,11 @@ std::optional<std::string> mla_decode_memory_shortfall(const MlaDecodeProblem& p
                             (s.kv_tokens + 4 * s.batch) * 4 +
                             (persistent ? persistent_workspace_bytes(p, info) : split_kv_workspace_bytes(p, info)) +
                             s.tokens * (s.heads + s.padded) * (s.lv * ob + 4);
+  return bytes;
+}
+
+std::optional<std::string> mla_decode_memory_shortfall(const MlaDecodeProblem& p, const DeviceInfo& info) {
+  const std::size_t bytes = mla_decode_device_bytes(p, info);
   // Leave room for the runtime, guards and other processes on the device.
   if (bytes > info.global_memory_bytes / 10 * 8) {
     return "needs about " + std::to_string(bytes >> 20) + " MiB of device memory, more than 80% of the " +
@@ -44,9 +50,13 @@ std::optional<std::string> mla_decode_memory_shortfall(const MlaDecodeProblem& p
   return std::nullopt;
 }
 
-std::optional<std::string> hip_mla_decode_unsupported(const MlaDecodeProblem& p, const DeviceInfo& info) {
+std::optional<std::string> hip_mla_decode_shape_unsupported(const MlaDecodeProblem& p) {
   // Both paths attend with the same row-group kernels, so they refuse the same shapes.
-  if (auto why = kernels::split_kv_unsupported(kernels::split_kv_shape(p, 1))) return why;
+  return kernels::split_kv_unsupported(kernels::split_kv_shape(p, 1));
+}
+
+std::optional<std::string> hip_mla_decode_unsupported(const MlaDecodeProblem& p, const DeviceInfo& info) {
+  if (auto why = hip_mla_decode_shape_unsupported(p)) return why;
   return mla_decode_memory_shortfall(p, info);
 }
 
@@ -109,8 +119,13 @@ MlaDecodeSession::MlaDecodeSession(const MlaDecodeProblem& p, const StagedMlaTen
   io.o = st.o_padded;
   io.lse = st.lse_padded;
   io.stream = stream;
-  st.decode = st.path.path == DecodePath::persistent ? prepare_persistent_decode(p, info, io, scratch, faults)
-                                                     : prepare_split_kv_decode(p, info, io, scratch, faults);
+  // Fault tokens-folded-into-heads (UPSTREAM R9): the step is dispatched for each request as one
+  // token of q_len x padded heads, on the same q, O and LSE, with a qo_indptr of one token each.
+  const std::optional<MlaDecodeProblem> folded = folded_decode_problem(p, faults);
+  if (folded) io.qo_indptr = scratch.input("qo_indptr_folded", decode_qo_indptr(*folded, {}));
+  const MlaDecodeProblem& step = folded ? *folded : p;
+  st.decode = st.path.path == DecodePath::persistent ? prepare_persistent_decode(step, info, io, scratch, faults)
+                                                     : prepare_split_kv_decode(step, info, io, scratch, faults);
 }
 
 MlaDecodeSession::~MlaDecodeSession() = default;
@@ -126,7 +141,8 @@ void MlaDecodeSession::enqueue_prologue() {
       st.p,
       layout::PageIndexBuffers{st.staged.block_table, st.staged.block_table_stride, st.staged.kv_lens, st.kv_indptr,
                                st.kv_indices},
-      st.stream, st.faults);
+      st.stream, st.faults,
+      kernel_reads_pages_as_tokens(st.p, st.faults) ? layout::KvIndexForm::pages : layout::KvIndexForm::tokens);
 }
 
 void MlaDecodeSession::enqueue_decode() { state_->decode.enqueue(); }

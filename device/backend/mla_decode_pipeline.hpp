@@ -23,11 +23,14 @@
 
 namespace mlacheck {
 
+// Device bytes one case of p takes: staged tensors (the whole cache pool), intermediates, workspace.
+std::size_t mla_decode_device_bytes(const MlaDecodeProblem& p, const DeviceInfo& info);
 // Why the problem's buffers would not fit the device's memory, or nullopt.
 std::optional<std::string> mla_decode_memory_shortfall(const MlaDecodeProblem& p, const DeviceInfo& info);
 
-// Why the hip pipeline cannot run p on the device `info` describes (a shape the row-group kernels
-// refuse, or too little memory), or nullopt: HipBackend::supports and the plugin's supports().
+// Why the row-group kernels cannot run p's shape, or nullopt: HipBackend::supports.
+std::optional<std::string> hip_mla_decode_shape_unsupported(const MlaDecodeProblem& p);
+// The shape, then the device's total memory (mla_decode_memory_shortfall): the plugin's supports().
 std::optional<std::string> hip_mla_decode_unsupported(const MlaDecodeProblem& p, const DeviceInfo& info);
 
 // One problem's pipeline over staged tensors: the path chosen, the intermediates allocated (and

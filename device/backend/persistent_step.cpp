@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "device/backend/decode_steps.hpp"
+#include "device/backend/decode_variant.hpp"
 #include "device/persistent/persistent_decode.hpp"
 #include "device/planner/plan_inputs.hpp"
 
@@ -20,7 +21,7 @@ struct PersistentPlan {
 };
 
 // The planner takes its inputs as computed here rather than deriving them, so that a historic
-// fault can change one field before planning (S2: the head count, S3: qo_indptr).
+// fault can change one field before planning (S2: the head count, S3: qo_indptr, R8: kv_indptr).
 MetadataInfo size_plan(const PlannerInputs& in, const MlaDecodeProblem& p, const DeviceInfo& info) {
   return metadata_info(in, kernels::persistent_block_slots(kernels::persistent_shape(p), info.compute_units));
 }
@@ -28,6 +29,9 @@ MetadataInfo size_plan(const PlannerInputs& in, const MlaDecodeProblem& p, const
 PersistentPlan make_plan(const MlaDecodeProblem& p, const DeviceInfo& info, const FaultSet& faults) {
   PlannerInputs in = planner_inputs(p);
   in.qo_indptr = decode_qo_indptr(p, faults);
+  // Fault kernel-ignores-page-size (UPSTREAM R8): the plan covers the paged kv_indptr the engine
+  // hands the kernel, pages where the kernel reads tokens.
+  if (kernel_reads_pages_as_tokens(p, faults)) in.kv_indptr = paged_kv_indptr(p);
   // Fault metadata-unpadded-heads (UPSTREAM S2): sized and planned for the rank's head count while
   // q, the kernel and its partial rows carry the padded one.
   if (faults.has(Fault::metadata_unpadded_heads)) in.padded_heads = heads(p);
@@ -67,6 +71,7 @@ PreparedDecode prepare_persistent_decode(const MlaDecodeProblem& p, const Device
   // Fault persistent-buffers-partial (UPSTREAM S1): one of the six buffers is not passed on; the
   // launcher's all-or-none check must refuse the launch.
   if (faults.has(Fault::persistent_buffers_partial)) args.metadata.reduce_partial_map = nullptr;
+  
   args.q = io.q;
   args.kv_cache = io.kv_cache;
   args.kv_indices = io.kv_indices;
@@ -75,6 +80,7 @@ PreparedDecode prepare_persistent_decode(const MlaDecodeProblem& p, const Device
   args.partial_lse = static_cast<float*>(scratch.output("persistent_partial_lse", DType::f32, ws.partial_lse_floats));
   args.o = io.o;
   args.lse = io.lse;
+  args.faults = faults;
   return {[args, stream = io.stream] { kernels::launch_mla_decode_persistent(args, stream); }, plan.header.work_items};
 }
 

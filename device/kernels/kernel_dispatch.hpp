@@ -12,6 +12,7 @@
 
 #include "core/dtype.hpp"
 #include "core/dtype_convert.hpp"
+#include "device/faults.hpp"
 #include "device/kernels/attention_geometry.hpp"
 #include "device/kernels/row_group_attention.hpp"
 #include "device/kernels/split_kv_plan.hpp"
@@ -79,14 +80,20 @@ inline bool mixed_dtypes(DType q, DType kv) { return storage_bytes(kv) == 2 && q
 inline int max_row_tiles(DType q, DType kv) { return mixed_dtypes(q, kv) ? 1 : kPlatformMaxRowTiles; }
 
 // Calls f(q tag, kv tag, row tiles) for the kernel instance of a row group; instances with split q
-// exist for one row tile only.
+// exist for one row tile only. The single-plane instances cannot take q of the other 16-bit type
+// than the cache (it does not fit the MMA type), so mixed pairs go to the split-q ones. With
+// mixed_on_single_plane (fault supports-accepts-mixed-dtypes, UPSTREAM R10) the capability check
+// accepts them on the single-plane instance of the cache's type, which runs q's codes as that type.
 template <class F>
-void with_attention_kernel(DType q, DType kv, int row_tiles, F&& f) {
+void with_attention_kernel(DType q, DType kv, int row_tiles, F&& f, bool mixed_on_single_plane = false) {
   with_16bit_type("q_dtype", q, [&](auto q_tag) {
     with_kv_type(kv, [&](auto kv_tag) {
       using Q = typename std::decay_t<decltype(q_tag)>::type;
       using KV = typename std::decay_t<decltype(kv_tag)>::type;
       if constexpr (!std::is_same_v<Q, mma_type_t<Q, KV>>) {
+        if (mixed_on_single_plane) {
+          return with_row_tiles(row_tiles, [&](auto tiles) { f(TypeTag<mma_type_t<Q, KV>>{}, kv_tag, tiles); });
+        }
         if (row_tiles != 1) throw std::logic_error("decode kernel dispatch: split q takes one row tile");
         f(q_tag, kv_tag, std::integral_constant<int, 1>{});
       } else {
@@ -115,8 +122,11 @@ inline bool rows_vector_loadable(const void* base, int row_elems, DType t) {
 
 // Scores are taken against the cache codes (score_scale = scale * kv_scale) and kv_scale is applied
 // once to the normalised output. The row layout's widths come from the dispatch's tiles (S5).
+// MLA's latent has one scale, keys and values alike; fault value-scale-k-times-v (UPSTREAM R11)
+// dequantises the values with k_scale x v_scale, both filled from that one scale.
 inline AttentionParams attention_params(const void* q, DType q_dtype, const void* kv_cache, DType kv_dtype, int lv,
-                                        int rope, float scale, float kv_scale, const LatentTiles& tiles) {
+                                        int rope, float scale, float kv_scale, const LatentTiles& tiles,
+                                        const FaultSet& faults) {
   if (tiles.value > kMaxValueTile) {
     throw std::logic_error("decode kernel dispatch: no kernel for value tile " + std::to_string(tiles.value));
   }
@@ -127,7 +137,7 @@ inline AttentionParams attention_params(const void* q, DType q_dtype, const void
   t.value_tile = tiles.value;
   t.rope_tile = tiles.rope;
   t.score_scale = scale * kv_scale;
-  t.value_scale = kv_scale;
+  t.value_scale = faults.has(Fault::value_scale_k_times_v) ? kv_scale * kv_scale : kv_scale;
   t.q_vector = rows_vector_loadable(q, lv + rope, q_dtype);
   t.kv_vector = rows_vector_loadable(kv_cache, lv + rope, kv_dtype);
   return t;

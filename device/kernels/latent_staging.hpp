@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "core/cache_offsets.hpp"
 #include "core/dtype_convert.hpp"
 #include "device/kernels/async_copy.hpp"
 #include "device/kernels/attention_geometry.hpp"
@@ -143,17 +144,24 @@ __device__ void stage_split_q_rows(std::uint16_t* hi_tile, std::uint16_t* lo_til
 // Stages the KV rows of one tile: row r from cache slot slots[r], zeros where slots[r] < 0 (past
 // the range: P = 0 there must not meet a stale NaN). A 16-bit cache in aligned rows goes through
 // copy16_async; fp8 rows are widened through registers; unaligned rows element by element.
+// Rows start at 64-bit offsets (core/cache_offsets.hpp): a pool passes 4 GiB long before its
+// 32-bit slots run out. `offset_32bit` is fault cache-offset-32bit (UPSTREAM R4, aiter #5765):
+// the byte offset formed in 32 bits, so rows past 4 GiB are read from 4 GiB lower.
 static_assert(kStageTokens % kCopyGroups == 0);
 template <class KV, class S>
-__device__ void stage_kv_tile(std::uint16_t* tile, const LatentLayout& layout, bool vector, const KV* cache,
-                              const std::int32_t* slots) {
+__device__ void stage_kv_tile(std::uint16_t* tile, const LatentLayout& layout, bool vector, bool offset_32bit,
+                              const KV* cache, const std::int32_t* slots) {
   const int tid = static_cast<int>(threadIdx.x);
+  const auto row_of = [&](std::int32_t slot) {
+    return cache + (offset_32bit ? wrapped_cache_row_offset(slot, layout.lk, static_cast<int>(sizeof(KV)))
+                                 : cache_row_offset(slot, layout.lk));
+  };
   if (vector) {
 #pragma unroll 1
     for (int i = 0; i < kStageTokens / kCopyGroups; ++i) {
       const int r = tid / kCopyLanes + kCopyGroups * i;
       const std::int32_t slot = slots[r];
-      const KV* row = cache + std::int64_t{slot < 0 ? 0 : slot} * layout.lk;
+      const KV* row = row_of(slot < 0 ? 0 : slot);
       std::uint16_t* dst = tile + r * layout.stride;
 #pragma unroll
       for (int k = 0; k < kChunksPerLane; ++k) {
@@ -173,7 +181,7 @@ __device__ void stage_kv_tile(std::uint16_t* tile, const LatentLayout& layout, b
       const int e = idx - r * layout.lk;
       const std::int32_t slot = slots[r];
       tile[r * layout.stride + layout.staged_index(e)] =
-          slot >= 0 ? staged_code<S>(cache[std::int64_t{slot} * layout.lk + e]) : std::uint16_t{0};
+          slot >= 0 ? staged_code<S>(row_of(slot)[e]) : std::uint16_t{0};
     }
   }
 }

@@ -26,9 +26,11 @@ inline constexpr float kEmptySplit = -1.0f;
 // of O at o_out and the LSE at *lse_out. Called by all kMergeThreads threads of the block;
 // `weight` is shared memory of n floats (whole 16-byte granules: ptxas merges the loop's guarded
 // tail reads into one wider load from the granule's start), `scratch` of gpu::kBlockReduceSlots.
+// Only the faults of split-KV stage 2 pass a null lse_out (R7: no LSE written) or
+// write_empty_o = false (R1: a row with no visible partial keeps whatever its O held).
 template <class O, class LseAt, class OAt>
 __device__ void merge_partials(int n, int lv, LseAt lse_at, OAt o_at, O* o_out, float* lse_out, float* weight,
-                               float* scratch) {
+                               float* scratch, bool write_empty_o = true) {
   constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
   const int tid = static_cast<int>(threadIdx.x);
 
@@ -46,7 +48,7 @@ __device__ void merge_partials(int n, int lv, LseAt lse_at, OAt o_at, O* o_out, 
   const float w_sum = gpu::block_sum(local_sum, scratch);  // its barriers publish weight
   const bool nothing_visible = w_sum == 0.0f;
 
-  for (int c = tid; c < lv; c += kMergeThreads) {
+  for (int c = tid; c < lv && (write_empty_o || !nothing_visible); c += kMergeThreads) {
     float acc = 0.0f;
     for (int i = 0; i < n; ++i) {
       const float w = weight[i];
@@ -54,7 +56,7 @@ __device__ void merge_partials(int n, int lv, LseAt lse_at, OAt o_at, O* o_out, 
     }
     o_out[c] = from_float<O>(nothing_visible ? 0.0f : acc / w_sum);
   }
-  if (tid == 0) *lse_out = nothing_visible ? kMinusInf : m + logf(w_sum);
+  if (tid == 0 && lse_out != nullptr) *lse_out = nothing_visible ? kMinusInf : m + logf(w_sum);
 }
 
 }  // namespace mlacheck::kernels

@@ -13,6 +13,9 @@
 //   4. O = O * alpha + P V on the matrix cores, accumulated in fp32 registers.
 // Each row tile carries its own causal limit, so the query tokens of a request share one KV stream.
 // The KV copies of later tiles stay in flight through steps 2-4.
+// The precision faults (precision_fault_points.hpp) sit where their intermediates are stored or
+// computed: the softmax scale in attend(), row max, row sum and the dropped key in softmax(), the
+// accumulator after each tile, the LSE and a split's partial O in write().
 // First: defines __host__ / __device__, which dtype_convert.hpp uses.
 #include "device/platform/gpu_runtime.hpp"
 
@@ -26,6 +29,7 @@
 #include "device/kernels/latent_staging.hpp"
 #include "device/kernels/lds_chunk.hpp"
 #include "device/kernels/mma_tile.hpp"
+#include "device/kernels/precision_fault_points.hpp"
 #include "device/platform/warp_reduce.hpp"
 
 namespace mlacheck::kernels {
@@ -41,6 +45,10 @@ struct AttentionParams {
   float value_scale;  // kv_scale, applied once to the normalised output
   bool q_vector;      // q rows can be read in aligned 16-byte chunks
   bool kv_vector;     // cache rows likewise
+  // The precision faults switched on (precision_fault_points.hpp: PrecisionFaultBit); 0 for the
+  // correct kernels.
+  std::uint32_t precision;
+  bool cache_offset_32bit;  // fault cache-offset-32bit (UPSTREAM R4): row offsets wrap at 2^32 bytes
 };
 
 // Where a row tile's results go: head h's O row (Lv values of Out) at o + h * o_head_stride, its
@@ -100,19 +108,20 @@ struct RowGroupAttention {
     for (int plane = 0; plane < G::kPlanes; ++plane) zero_rope_padding(q_tile(sh, plane), G::kRows, layout);
 #pragma unroll
     for (int s = 0; s < G::kStages; ++s) zero_rope_padding(kv_tile(sh, s), kStageTokens, layout);
-    if (tid < G::kRows) sh.row_score_scale[tid] = p.score_scale * kLog2e;
+    const float score_scale = taken_softmax_scale(p.score_scale, p.precision) * kLog2e;
+    if (tid < G::kRows) sh.row_score_scale[tid] = score_scale;
     __syncthreads();  // tile_q, the slot ring and the score scales are published
 
     if constexpr (kMixed) {
       stage_split_q_rows<Q, S, G::kRows>(q_tile(sh, 0), q_tile(sh, 1), layout, sh.tile_q, sh.row_q_max,
-                                         sh.row_score_scale, p.score_scale * kLog2e);
+                                         sh.row_score_scale, score_scale);
     } else {
       stage_q_rows<Q, G::kRows>(q_tile(sh, 0), layout, p.q_vector, sh.tile_q, p.kv);
     }
     const KV* cache = static_cast<const KV*>(p.kv);
 #pragma unroll
     for (int s = 0; s + 1 < G::kStages; ++s) {
-      if (s < n_tiles) stage_kv_tile<KV, S>(kv_tile(sh, s), layout, p.kv_vector, cache, sh.slot_ring[s]);
+      if (s < n_tiles) stage_kv_tile<KV, S>(kv_tile(sh, s), layout, p.kv_vector, p.cache_offset_32bit, cache, sh.slot_ring[s]);
       commit_copies();  // group s: tile s (and q with group 0)
     }
 
@@ -122,7 +131,7 @@ struct RowGroupAttention {
     for (int t = 0; t < n_tiles; ++t) {
       const int buffer = t % G::kStages;
       if constexpr (G::kStages == 1) {
-        stage_kv_tile<KV, S>(kv_tile(sh, 0), layout, p.kv_vector, cache, sh.slot_ring[0]);
+        stage_kv_tile<KV, S>(kv_tile(sh, 0), layout, p.kv_vector, p.cache_offset_32bit, cache, sh.slot_ring[0]);
         commit_copies();
       }
       wait_copies<(G::kStages >= 2 ? G::kStages - 2 : 0)>();  // tile t has landed for this thread
@@ -130,7 +139,7 @@ struct RowGroupAttention {
       if constexpr (G::kStages >= 2) {
         const int ahead = t + G::kStages - 1;
         if (ahead < n_tiles) {
-          stage_kv_tile<KV, S>(kv_tile(sh, ahead % G::kStages), layout, p.kv_vector, cache,
+          stage_kv_tile<KV, S>(kv_tile(sh, ahead % G::kStages), layout, p.kv_vector, p.cache_offset_32bit, cache,
                                sh.slot_ring[ahead % G::kStages]);
         }
         commit_copies();  // one group per tile, empty past the end, so the wait count holds
@@ -140,9 +149,10 @@ struct RowGroupAttention {
 
       scores(sh, layout, kv_tile(sh, buffer));
       __syncthreads();
-      softmax(sh, t, st);
+      softmax(sh, t, st, p.precision);
       __syncthreads();
       accumulate(sh, layout, kv_tile(sh, buffer), st);
+      if ((p.precision & kRunningOAny) != 0) keep_running_o(st, p.precision);
       if (tid < kStageTokens) sh.slot_ring[buffer][tid] = next_slot;
       if constexpr (G::kStages == 1) __syncthreads();  // the one buffer and ring entry are refilled next
     }
@@ -166,11 +176,13 @@ struct RowGroupAttention {
       const float l = sh.row_l[tid];
       // A NaN sum is kept: it poisons the row as the NaN input behind it should.
       dst.lse[(tid % kHeadTile) * dst.lse_head_stride] =
-          l == 0.0f ? kMinusInf : (sh.row_m[tid] + log2f(l)) * 0.6931471805599453f;
+          l == 0.0f ? kMinusInf : computed_lse((sh.row_m[tid] + log2f(l)) * 0.6931471805599453f, p.precision);
     }
     const int lane = mma::lane();
     const int warp = mma::warp();
     const int value_steps = p.lv / 16;
+    // Only a split's partial O (fp32) can be stored in a narrower type than the kernel writes.
+    const bool partial_o_rounded = std::is_same_v<Out, float> && (p.precision & kPartialOBf16) != 0;
 #pragma unroll
     for (int r = 0; r < kRowTiles; ++r) {
       if (sh.tile_q[r] == nullptr) continue;
@@ -188,7 +200,8 @@ struct RowGroupAttention {
 #pragma unroll
         for (int i = 0; i < mma::Acc::kElems; ++i) {
           const int h = mma::acc_row(lane, i);
-          const float v = factor[i] == 0.0f ? 0.0f : st.o[r][j].v[i] * factor[i];
+          float v = factor[i] == 0.0f ? 0.0f : st.o[r][j].v[i] * factor[i];
+          if (partial_o_rounded) v = stored_partial_o(v, p.precision);
           dst.o[h * dst.o_head_stride + 16 * c + mma::acc_col(lane, i)] = from_float<Out>(v);
         }
       }
@@ -238,7 +251,8 @@ struct RowGroupAttention {
   // the MMA type. The running max and sum are identical in the row's kThreadsPerRow threads; the
   // first publishes alpha = exp2(m_old - m_new), which rescales the row's accumulated output. A row
   // that has seen nothing keeps m = -inf and takes exponents against 0, so P = 0 and alpha = 0.
-  static __device__ void softmax(Shared& sh, int t, State& st) {
+  // `precision`: the precision faults that sit here (row max, row sum, the dropped key).
+  static __device__ void softmax(Shared& sh, int t, State& st, std::uint32_t precision) {
     constexpr int kCols = G::kColsPerThread;
     const int tid = static_cast<int>(threadIdx.x);
     const int row = tid / G::kThreadsPerRow;
@@ -266,19 +280,33 @@ struct RowGroupAttention {
     Codes hi{};
     Codes lo{};
     float sum = 0.0f;
+    // Decided once per tile, so the clean kernel's loop carries one select for its first column.
+    const bool drop_first = !key_in_row_sum(std::int64_t{t} * kStageTokens + c0, precision);
 #pragma unroll
     for (int j = 0; j < kCols; ++j) {
       const float e = exp2f(s[j] - m_base);
-      sum += e;
+      sum += j == 0 && drop_first ? 0.0f : e;
       const S rounded = from_float<S>(e);
       hi.code[j] = rounded.bits;
       if constexpr (kMixed) lo.code[j] = from_float<S>(e - to_float(rounded)).bits;
     }
     *reinterpret_cast<Codes*>(p_tile(sh, 0) + row * G::kPStride + c0) = hi;
     if constexpr (kMixed) *reinterpret_cast<Codes*>(p_tile(sh, 1) + row * G::kPStride + c0) = lo;
-    st.l_run = st.l_run * alpha + gpu::warp_reduce(sum, gpu::Sum<float>{}, G::kThreadsPerRow);
-    st.m_run = m_new;
+    st.l_run = stored_row_sum(st.l_run * alpha + gpu::warp_reduce(sum, gpu::Sum<float>{}, G::kThreadsPerRow), precision);
+    st.m_run = stored_row_max(m_new, precision);
     if (tid % G::kThreadsPerRow == 0) sh.row_alpha[row] = alpha;
+  }
+
+  // The accumulator as a precision-running-o fault keeps it between tiles.
+  static __device__ void keep_running_o(State& st, std::uint32_t precision) {
+#pragma unroll
+    for (int r = 0; r < kRowTiles; ++r) {
+#pragma unroll
+      for (int j = 0; j < G::kValueColsPerWarp; ++j) {
+#pragma unroll
+        for (int i = 0; i < mma::Acc::kElems; ++i) st.o[r][j].v[i] = stored_running_o(st.o[r][j].v[i], precision);
+      }
+    }
   }
 
   // O = O * alpha + P V for this warp's value column tiles of every row tile.

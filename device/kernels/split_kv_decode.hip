@@ -41,7 +41,8 @@ void launch_mla_decode_split_kv(const SplitKvArgs& a, StreamHandle stream_handle
   PartialParams partial{};
   const LatentTiles tiles = latent_tiles(s.lv, s.rope, a.faults.has(Fault::tile_width_from_lk));
   partial.attention =
-      attention_params(a.q, s.q_dtype, a.kv_cache, s.kv_dtype, s.lv, s.rope, s.scale, s.kv_scale, tiles);
+      attention_params(a.q, s.q_dtype, a.kv_cache, s.kv_dtype, s.lv, s.rope, s.scale, s.kv_scale, tiles, a.faults);
+  partial.attention.precision = precision_fault_bits(a.faults);
   partial.groups = row_groups(s.padded_heads, s.max_q_len, max_row_tiles(s.q_dtype, s.kv_dtype));
   partial.q = a.q;
   partial.kv_indices = a.kv_indices;
@@ -53,6 +54,10 @@ void launch_mla_decode_split_kv(const SplitKvArgs& a, StreamHandle stream_handle
   partial.num_splits = s.num_splits;
   partial.token_groups = (s.max_q_len + partial.groups.tokens - 1) / partial.groups.tokens;
   partial.collapse_non_pow2_rows = a.faults.has(Fault::non_pow2_qlen_rows_collapse);
+  partial.skip_empty_rows = a.faults.has(Fault::empty_split_unwritten);
+  partial.kv_range_by_query_row = a.faults.has(Fault::lengths_indexed_by_query_row);
+  partial.kv_of_first_request = a.kv_of_first_request;
+  partial.attention.cache_offset_32bit = a.faults.has(Fault::cache_offset_32bit);
 
   const std::int64_t blocks = row_group_blocks(s, partial.groups);
   if (blocks > std::numeric_limits<std::int32_t>::max()) {
@@ -77,6 +82,8 @@ void launch_mla_decode_split_kv(const SplitKvArgs& a, StreamHandle stream_handle
   merge.lse = a.lse;
   merge.lv = s.lv;
   merge.num_splits = s.num_splits;
+  merge.empty_rows_o_unwritten = a.faults.has(Fault::empty_rows_unwritten);
+  merge.lse_unwritten = a.faults.has(Fault::split_kv_lse_unwritten);
   const auto rows = static_cast<unsigned>(s.total_q_tokens * s.padded_heads);
   // Whole 16-byte granules: ptxas merges the merge loop's guarded tail reads of the weights into
   // one wider load from the granule's start, up to 3 floats past num_splits (memcheck saw it).

@@ -24,7 +24,14 @@ struct SplitKvArgs {
   float* partial_lse = nullptr;              // workspace: split_kv_workspace(shape).partial_lse_floats
   void* o = nullptr;                         // [T, Hp, Lv] in o_dtype
   float* lse = nullptr;                      // [T, Hp], natural log
-  FaultSet faults;  // tile-width-from-lk (the dispatch) and non-pow2-qlen-rows-collapse (stage 1)
+  // tile-width-from-lk (the dispatch); non-pow2-qlen-rows-collapse, empty-split-unwritten,
+  // lengths-indexed-by-query-row, cache-offset-32bit and the precision faults (stage 1, its row-group attention);
+  // empty-rows-unwritten and split-kv-lse-unwritten (stage 2)
+  FaultSet faults;
+  // Fault padded-fp8-single-request (UPSTREAM R6), which the caller switches on only for the
+  // regime it lived in (heads padded to 16, fp8 cache): stage 1 reads every request's kv from
+  // request 0's start, right for a batch of one.
+  bool kv_of_first_request = false;
 };
 
 // The most row tiles (16 padded heads of one query token each) a stage-1 block holds on this build's

@@ -18,6 +18,11 @@ struct MergeParams {
   float* lse;                // [rows]
   int lv;
   int num_splits;
+  // Fault empty-rows-unwritten (UPSTREAM R1): a row that saw no token (a padded request's) gets
+  // LSE -inf, but its O is never written.
+  bool empty_rows_o_unwritten;
+  // Fault split-kv-lse-unwritten (UPSTREAM R7): the LSE the caller asked for is never written.
+  bool lse_unwritten;
 };
 
 // One block per row (token, head); dynamic shared memory holds num_splits weights (the launcher
@@ -31,8 +36,8 @@ __global__ void __launch_bounds__(kMergeThreads) split_kv_merge_kernel(MergePara
   const float* o_in = p.partial_o + row * p.num_splits * p.lv;
   merge_partials(
       p.num_splits, p.lv, [&](int i) { return lse_in[i]; },
-      [&](int i, int c) { return o_in[std::int64_t{i} * p.lv + c]; }, static_cast<O*>(p.o) + row * p.lv, p.lse + row,
-      split_weight, scratch);
+      [&](int i, int c) { return o_in[std::int64_t{i} * p.lv + c]; }, static_cast<O*>(p.o) + row * p.lv,
+      p.lse_unwritten ? nullptr : p.lse + row, split_weight, scratch, !p.empty_rows_o_unwritten);
 }
 
 }  // namespace mlacheck::kernels

@@ -28,6 +28,16 @@ struct PartialParams {
   // Fault non-pow2-qlen-rows-collapse (UPSTREAM S4): for a q_len that is not a power of two, every
   // query row of a request is computed as its last row, so all rows carry that row's output.
   bool collapse_non_pow2_rows;
+  // Fault empty-split-unwritten (UPSTREAM R2): a row tile that sees none of the split's range
+  // (a split past the request's tokens, or past a query row's causal limit) is left out and the
+  // block returns early when none is left, so its partial is never written; stage 2 merges it anyway.
+  bool skip_empty_rows;
+  // Fault lengths-indexed-by-query-row (UPSTREAM R12): the request's kv range (its length and its
+  // table row, here its kv_indptr entries) is read at the index of its first query row, not at b.
+  bool kv_range_by_query_row;
+  // Fault padded-fp8-single-request (UPSTREAM R6): the padded-head fp8 regime was written for one
+  // request, so every request reads its kv from the start of the flat kv space (request 0's).
+  bool kv_of_first_request;
 };
 
 // blockIdx.x = (request * token_groups + token group) * head groups + head group, so the head
@@ -48,14 +58,16 @@ __global__ void __launch_bounds__(kAttentionThreads, 1) split_kv_partial_kernel(
   const int q_len = p.qo_indptr[b + 1] - qo_begin;
   const int first_row = token_group * p.groups.tokens;
   if (first_row >= q_len) return;  // a shorter request than the longest: the whole block leaves
-  const int kv_begin = p.kv_indptr[b];
-  const int kv_len = p.kv_indptr[b + 1] - kv_begin;
+  const int kv_request = p.kv_range_by_query_row ? qo_begin + first_row : b;
+  const int kv_len = p.kv_indptr[kv_request + 1] - p.kv_indptr[kv_request];
+  const int kv_begin = p.kv_of_first_request ? 0 : p.kv_indptr[kv_request];
   const bool collapse = p.collapse_non_pow2_rows && (q_len & (q_len - 1)) != 0;
   // Splits cut the request's whole KV range in kKvTile-aligned pieces, so a row that sees fewer
-  // tokens than the request holds can find its last splits empty.
-  const int per_split = ((kv_len + p.num_splits - 1) / p.num_splits + kKvTile - 1) / kKvTile * kKvTile;
-  const std::int64_t begin = std::int64_t{split} * per_split;
-  const std::int64_t end = begin + per_split < kv_len ? begin + per_split : kv_len;
+  // tokens than the request holds can find its last splits empty, and a short request (a padded
+  // one: every split) owns splits past its tokens.
+  const KvRange range = split_kv_range(kv_len, p.num_splits, split);
+  const std::int64_t begin = range.begin;
+  const std::int64_t end = range.end;
 
   RowTiles<kRowTiles> rows;
   std::int64_t n_tokens = 0;
@@ -68,12 +80,14 @@ __global__ void __launch_bounds__(kAttentionThreads, 1) split_kv_partial_kernel(
     // Causal, aligned bottom-right: the row sees kv positions [0, kv_len - q_len + attended].
     const std::int64_t visible = kv_len - q_len + attended + 1;
     const std::int64_t seen = (visible < end ? visible : end) - begin;
+    if (p.skip_empty_rows && seen <= 0) continue;
     rows.tile[r].q = static_cast<const Q*>(p.q) + (std::int64_t{qo_begin + attended} * p.padded_heads + head0) * lk;
     rows.tile[r].out_row = std::int64_t{qo_begin + query} * p.padded_heads + head0;
     rows.tile[r].limit = static_cast<int>(seen > 0 ? seen : 0);
     n_tokens = n_tokens > seen ? n_tokens : seen;
   }
 
+  if (p.skip_empty_rows && n_tokens <= 0) return;
   const auto state = Attention::attend(shared, p.attention, rows, p.kv_indices + kv_begin + begin, n_tokens);
   // Row (token, head) of split s: O at ((token * padded_heads + head) * num_splits + s) * lv.
   Attention::template write<float>(shared, state, p.attention, [&](std::int64_t out_row) {

@@ -84,6 +84,22 @@ int choose_num_splits(std::int64_t row_blocks, int max_kv_len, int compute_units
 // problem.num_splits when set (> 0), else choose_num_splits for the problem's row groups.
 int split_kv_num_splits(const MlaDecodeProblem& p, int compute_units, int max_row_tiles);
 
+// The kv positions [begin, end) of split `split` of a request of kv_len tokens: num_splits pieces of
+// ceil(kv_len / num_splits) tokens rounded up to kKvTile. With more splits than the request has
+// tiles (a padded request: all of them) the last splits hold nothing (end <= begin), and a query
+// row whose causal limit ends before `begin` sees none of its split: stage 1 writes such a partial
+// as empty (LSE -inf), which stage 2 gives zero weight. constexpr, so stage 1 calls it too.
+struct KvRange {
+  std::int64_t begin = 0;
+  std::int64_t end = 0;
+};
+constexpr KvRange split_kv_range(int kv_len, int num_splits, int split) {
+  const std::int64_t per_split = (std::int64_t{kv_len} + num_splits - 1) / num_splits;
+  const std::int64_t aligned = (per_split + kKvTile - 1) / kKvTile * kKvTile;
+  const std::int64_t begin = std::int64_t{split} * aligned;
+  return {begin, begin + aligned < kv_len ? begin + aligned : std::int64_t{kv_len}};
+}
+
 // nullopt when the kernels handle the shape; otherwise the reason, naming the field and value.
 std::optional<std::string> split_kv_unsupported(const SplitKvShape& s);
 

@@ -15,12 +15,14 @@ namespace mlacheck::layout {
 
 // indptr[0] = 0, indptr[i + 1] = lengths[0] + ... + lengths[i] for i < count: kv_indptr from
 // kv_lens, or cu_seq_lens for kv_gather. The sums must fit int32 (core's validate() ensures it).
-void launch_lengths_to_indptr(const std::int32_t* lengths, int count, std::int32_t* indptr, StreamHandle stream);
+// With unit > 1 each length counts ceil(length / unit) units: pages of `unit` tokens.
+void launch_lengths_to_indptr(const std::int32_t* lengths, int count, std::int32_t* indptr, StreamHandle stream,
+                              int unit = 1);
 
-// kv_indptr (through launch_lengths_to_indptr) then kv_indices; see page_indices.hpp. `faults` may
-// switch block-table-unexpanded on.
+// kv_indptr (through launch_lengths_to_indptr) then kv_indices, in the token form or the page
+// form (page_indices.hpp). `faults` may switch block-table-unexpanded on.
 void launch_expand_page_indices(const MlaDecodeProblem& p, const PageIndexBuffers& buffers, StreamHandle stream,
-                                const FaultSet& faults = {});
+                                const FaultSet& faults = {}, KvIndexForm form = KvIndexForm::tokens);
 
 // q [total_q_tokens, heads, Lk] of q_dtype -> q_padded [total_q_tokens, padded_heads, Lk].
 void launch_pad_q_heads(const MlaDecodeProblem& p, const void* q, void* q_padded, StreamHandle stream);

@@ -10,14 +10,14 @@ namespace mlacheck::layout {
 namespace {
 
 __global__ void __launch_bounds__(kLayoutThreads)
-    lengths_to_indptr_kernel(const std::int32_t* lengths, int count, std::int32_t* indptr) {
+    lengths_to_indptr_kernel(const std::int32_t* lengths, int count, int unit, std::int32_t* indptr) {
   __shared__ std::int32_t scan[kLayoutThreads];
   const int t = static_cast<int>(threadIdx.x);
   if (t == 0) indptr[0] = 0;
   std::int32_t carry = 0;
   for (int first = 0; first < count; first += kLayoutThreads) {
     const int i = first + t;
-    std::int32_t sum = i < count ? lengths[i] : 0;
+    std::int32_t sum = i < count ? (lengths[i] + unit - 1) / unit : 0;
     scan[t] = sum;
     __syncthreads();
     // Hillis-Steele: after the step of distance d, scan[t] sums the 2d elements ending at t.
@@ -36,10 +36,11 @@ __global__ void __launch_bounds__(kLayoutThreads)
 
 }  // namespace
 
-void launch_lengths_to_indptr(const std::int32_t* lengths, int count, std::int32_t* indptr, StreamHandle stream_handle) {
+void launch_lengths_to_indptr(const std::int32_t* lengths, int count, std::int32_t* indptr, StreamHandle stream_handle,
+                              int unit) {
   const auto stream = static_cast<hipStream_t>(stream_handle);
-  check_lengths_to_indptr(lengths, count, indptr);
-  lengths_to_indptr_kernel<<<1, kLayoutThreads, 0, stream>>>(lengths, count, indptr);
+  check_lengths_to_indptr(lengths, count, indptr, unit);
+  lengths_to_indptr_kernel<<<1, kLayoutThreads, 0, stream>>>(lengths, count, unit, indptr);
   GPU_CHECK_LAUNCH("lengths_to_indptr_kernel", stream);
 }
 

@@ -20,9 +20,10 @@ void check_expand_page_indices(const MlaDecodeProblem& p, const PageIndexBuffers
   }
 }
 
-void check_lengths_to_indptr(const std::int32_t* lengths, int count, const std::int32_t* indptr) {
+void check_lengths_to_indptr(const std::int32_t* lengths, int count, const std::int32_t* indptr, int unit) {
   constexpr std::string_view kLauncher = "lengths_to_indptr";
   if (count < 0) fail_argument(kLauncher, "count", "= " + std::to_string(count) + " is negative");
+  if (unit < 1) fail_argument(kLauncher, "unit", "= " + std::to_string(unit) + " is below 1");
   require_pointer(kLauncher, "indptr", indptr);
   if (count > 0) require_pointer(kLauncher, "lengths", lengths);
 }

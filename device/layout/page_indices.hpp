@@ -25,7 +25,13 @@ struct PageIndexBuffers {
 // pointer or a block table row shorter than p's longest request needs.
 void check_expand_page_indices(const MlaDecodeProblem& p, const PageIndexBuffers& buffers);
 
-// Throws std::invalid_argument for a null pointer or a negative count.
-void check_lengths_to_indptr(const std::int32_t* lengths, int count, const std::int32_t* indptr);
+// Throws std::invalid_argument for a null pointer, a negative count or a unit below 1.
+void check_lengths_to_indptr(const std::int32_t* lengths, int count, const std::int32_t* indptr, int unit = 1);
+
+// The form of the expansion's output. Our kernels are page-size-1 kernels and take the token form;
+// the page form is what an engine hands a kernel it believes paged (fault kernel-ignores-page-size,
+// UPSTREAM R8): kv_indptr counts pages, ceil(kv_len / block_size) per request, and kv_indices holds
+// one block id per page.
+enum class KvIndexForm : std::uint8_t { tokens, pages };
 
 }  // namespace mlacheck::layout

@@ -108,7 +108,9 @@ void launch_mla_decode_persistent(const PersistentArgs& a, StreamHandle stream_h
 
   PersistentParams p{};
   p.attention = attention_params(a.q, s.q_dtype, a.kv_cache, s.kv_dtype, s.lv, s.rope, s.scale, s.kv_scale,
-                                 latent_tiles(s.lv, s.rope, false));
+                                 latent_tiles(s.lv, s.rope, false), a.faults);
+  p.attention.precision = precision_fault_bits(a.faults);
+  p.attention.cache_offset_32bit = a.faults.has(Fault::cache_offset_32bit);
   p.groups = persistent_row_groups(s, a.plan);
   p.q = a.q;
   p.kv_indices = a.kv_indices;
@@ -122,7 +124,7 @@ void launch_mla_decode_persistent(const PersistentArgs& a, StreamHandle stream_h
   p.padded_heads = s.padded_heads;
   p.o_f16 = s.o_dtype == DType::f16;
 
-  with_attention_kernel(s.q_dtype, s.kv_dtype, p.groups.row_tiles, [&](auto q_tag, auto kv_tag, auto tiles) {
+  const auto launch = [&](auto q_tag, auto kv_tag, auto tiles) {
     using Q = typename decltype(q_tag)::type;
     using KV = typename decltype(kv_tag)::type;
     constexpr int kRowTiles = decltype(tiles)::value;
@@ -130,7 +132,9 @@ void launch_mla_decode_persistent(const PersistentArgs& a, StreamHandle stream_h
     const std::size_t shared_bytes = attention_shared_bytes<Q, KV, kRowTiles>();
     allow_shared_bytes(reinterpret_cast<const void*>(kernel), shared_bytes);
     kernel<<<static_cast<unsigned>(a.plan.num_cus), kAttentionThreads, shared_bytes, stream>>>(p);
-  });
+  };
+  with_attention_kernel(s.q_dtype, s.kv_dtype, p.groups.row_tiles, launch,
+                        a.faults.has(Fault::supports_accepts_mixed_dtypes));
   GPU_CHECK_LAUNCH("persistent_decode_kernel", stream);
   launch_reduce(a, stream);
 }

@@ -6,6 +6,7 @@
 // types, so host code (the backend, the tests) calls it without the GPU compiler.
 #include <cstdint>
 
+#include "device/faults.hpp"
 #include "device/persistent/persistent_shape.hpp"
 #include "device/planner/metadata.hpp"
 #include "device/platform/stream_handle.hpp"
@@ -25,6 +26,10 @@ struct PersistentArgs {
   float* partial_lse = nullptr;                   // persistent_workspace(plan, lv).partial_lse_floats
   void* o = nullptr;                              // [T, Hp, Lv] in o_dtype
   float* lse = nullptr;                           // [T, Hp], natural log
+  // supports-accepts-mixed-dtypes (the instance dispatch, UPSTREAM R10), value-scale-k-times-v
+  // (the scales, R11), cache-offset-32bit (R4) and the precision faults (the row-group attention); the other faults act
+  // before the launch.
+  FaultSet faults;
 };
 
 // Resident blocks of the persistent kernel for `s` on the current device: compute_units x the

@@ -95,10 +95,10 @@ void check_indptrs(std::span<const std::int32_t> qo, std::span<const std::int32_
       throw InvalidPlanInput(req + "q_len=" + std::to_string(q_len) +
                              " exceeds max_q_len=" + std::to_string(info.max_q_len) + " of " + sized_for_text(info));
     }
-    if (kv_len < q_len) {
+    if (kv_len < 0 || (kv_len > 0 && kv_len < q_len)) {
       throw InvalidPlanInput(req + "kv_len=" + std::to_string(kv_len) + " < q_len=" + std::to_string(q_len) + " (" +
                              entry("kv_indptr", b, kv[b]) + ", " + entry("kv_indptr", b + 1, kv[b + 1]) +
-                             "); the query tokens are part of the cache");
+                             "); the query tokens are part of the cache (only a padded request, kv_len 0, has none)");
     }
   }
 }
@@ -110,7 +110,8 @@ std::vector<QTile> cut_q_tiles(std::span<const std::int32_t> qo, std::span<const
     const std::int32_t kv_len = kv[b + 1] - kv[b];
     for (std::int32_t row = 0; row < q_len; row += tile_tokens) {
       const std::int32_t row_end = std::min(row + tile_tokens, q_len);
-      const std::int32_t kv_tokens = kv_len - q_len + row_end;
+      // 0 for the tiles of a padded request (kv_len 0), whose rows see nothing.
+      const std::int32_t kv_tokens = std::max(0, kv_len - q_len + row_end);
       tiles.push_back(
           {static_cast<std::int32_t>(b), row, row_end, kv_tokens, (kv_tokens + kKvGranule - 1) / kKvGranule});
     }
@@ -136,7 +137,10 @@ std::vector<std::vector<Piece>> pack(const std::vector<QTile>& tiles, int num_cu
   std::int64_t room = cap;
   for (std::size_t i = 0; i < tiles.size(); ++i) {
     std::int64_t done = 0;
-    while (done < tiles[i].granules) {
+    // A tile of no granules (a padded request) still gets one item, which writes its rows' O 0
+    // and LSE -inf: it costs its overhead like any item, so the bound of metadata_info.cpp holds.
+    bool placed = false;
+    while (done < tiles[i].granules || !placed) {
       if (room <= kItemOverheadGranules) {  // not one granule fits beside an item's overhead
         if (++cu == num_cus) {
           throw std::logic_error(
@@ -149,6 +153,7 @@ std::vector<std::vector<Piece>> pack(const std::vector<QTile>& tiles, int num_cu
       pieces[i].push_back({cu, done, done + take});
       room -= take + kItemOverheadGranules;
       done += take;
+      placed = true;
     }
   }
   return pieces;

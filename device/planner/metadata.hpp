@@ -8,7 +8,8 @@
 // kv prefix its last row sees, kv_len - q_len + row_end tokens, counted in 16-token granules.
 // With total = sum over tiles of (granules + kItemOverheadGranules), every CU may take
 //     payload_cap = ceil(total / num_cus) + kItemOverheadGranules
-// granules of payload (an item costs its granules plus the overhead). Tiles are packed greedily
+// granules of payload (an item costs its granules plus the overhead; a padded request's tiles
+// have no granules and one empty item each, which writes O 0 and LSE -inf). Tiles are packed greedily
 // in (request, tile) order from CU 0 up: a tile that fits the room left goes whole; otherwise, if
 // more than one overhead of room is left, the tile is split at a granule boundary and the CU is
 // full; otherwise the CU closes. Items of a split tile write partial rows that the reduce kernel
@@ -66,7 +67,8 @@ HostMetadata allocate_metadata(const MetadataInfo& info);
 //
 // Throws InvalidPlanInput, naming the input and values, for: indptrs of different or too small
 // sizes, not starting at 0, or decreasing; a request with q_len < 1 or kv_len < q_len (the query
-// tokens are part of the cache); a batch beyond sized_for's max_batch or a q_len beyond its
+// tokens are part of the cache) unless kv_len is 0 (a padded request, planned as one empty item
+// per q tile); a batch beyond sized_for's max_batch or a q_len beyond its
 // max_q_len; a buffer in `out` smaller than sized_for.elements.
 MetadataHeader build_metadata(std::span<const std::int32_t> qo_indptr, std::span<const std::int32_t> kv_indptr,
                               const MetadataInfo& sized_for, const MetadataView& out);

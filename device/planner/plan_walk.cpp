@@ -69,7 +69,10 @@ bool item_in_bounds(const PlacedItem& p, const MetadataHeader& h, const Batch& b
                           " query rows, more than a q tile of " + std::to_string(h.q_tile_tokens));
     ok = false;
   }
-  if (!(batch.kv[b] <= it.kv_start && it.kv_start < it.kv_end && it.kv_end <= batch.kv[b + 1])) {
+  // Only a tile whose rows see nothing (a padded request's) may have an empty item, at the request's start.
+  const bool tile_sees_nothing = ok && batch.horizon(b, it.qo_end - 1) <= batch.kv[b];
+  const bool empty_ok = tile_sees_nothing && it.kv_start == batch.kv[b] && it.kv_end == batch.kv[b];
+  if (!empty_ok && !(batch.kv[b] <= it.kv_start && it.kv_start < it.kv_end && it.kv_end <= batch.kv[b + 1])) {
     note(w.structure, p.where() + ": kv " + range(it.kv_start, it.kv_end) + " not a non-empty part of request " +
                           std::to_string(b) + "'s " + range(batch.kv[b], batch.kv[b + 1]));
     ok = false;
@@ -113,14 +116,14 @@ void check_causal(const std::vector<PlacedItem>& items, const Batch& batch, Plan
   for (const PlacedItem& p : items) {
     const WorkItem& it = p.item;
     const std::int64_t last_row = it.qo_end - 1;
-    const std::int64_t rule = batch.horizon(it.batch, last_row);
+    const std::int64_t rule = batch.horizon(it.batch, last_row);  // below the request's start: sees nothing
     const std::int64_t masked = std::int64_t{it.kv_end} + it.kv_offset - (batch.qo[it.batch + 1] - 1 - last_row);
     if (masked != rule) {
       note(w.causal, p.where() + ": kv_offset=" + std::to_string(it.kv_offset) + " lets query row " +
                          std::to_string(last_row) + " see kv up to " + std::to_string(masked) +
                          " (exclusive), the causal rule says " + std::to_string(rule));
     }
-    if (it.kv_end > rule) {
+    if (it.kv_end > std::max<std::int64_t>(rule, batch.kv[it.batch])) {
       note(w.causal, p.where() + ": holds kv " + range(rule, it.kv_end) + " that no row of its tile " +
                          range(it.qo_start, it.qo_end) + " sees");
     }
@@ -161,7 +164,7 @@ void check_coverage(const std::vector<PlacedItem>& items, const Batch& batch, Pl
       }
       std::sort(row.kv.begin(), row.kv.end());
       const std::int64_t begin = batch.kv[b];
-      const std::int64_t end = batch.horizon(b, r);
+      const std::int64_t end = std::max<std::int64_t>(batch.horizon(b, r), begin);  // a padded request's rows: none
       std::int64_t reached = begin;
       bool exact = true;
       for (auto [a, e] : row.kv) {

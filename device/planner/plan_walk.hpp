@@ -36,7 +36,8 @@ struct PlanWalk {
   std::string summary() const;  // every defect, one per line
 };
 
-// qo_indptr and kv_indptr: the batch's true prefix sums (batch + 1 each, kv_len >= q_len);
+// qo_indptr and kv_indptr: the batch's true prefix sums (batch + 1 each, kv_len >= q_len or 0: a
+// padded request, whose rows must still be covered, by one empty item per q tile);
 // padded_heads: the head count the kernel runs with (what q was padded to).
 PlanWalk walk_plan(const ConstMetadataView& plan, std::span<const std::int32_t> qo_indptr,
                    std::span<const std::int32_t> kv_indptr, int padded_heads);

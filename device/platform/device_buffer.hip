@@ -4,6 +4,7 @@
 #include <array>
 #include <stdexcept>
 
+#include "device/platform/buffer_range.hpp"
 #include "device/platform/gpu_check.hpp"
 #include "device/platform/guard_bytes.hpp"
 
@@ -84,6 +85,12 @@ void DeviceBuffer::copy_in(const void* host, std::size_t bytes) {
   check_size(name_, "upload to", bytes, bytes_);
   if (bytes == 0) return;
   GPU_CHECK(hipMemcpy(data(), host, bytes, hipMemcpyHostToDevice));
+}
+
+void DeviceBuffer::copy_in_at(std::size_t offset, const void* host, std::size_t bytes) {
+  check_range(name_, offset, bytes, bytes_);
+  if (bytes == 0) return;
+  GPU_CHECK(hipMemcpy(static_cast<std::byte*>(data()) + offset, host, bytes, hipMemcpyHostToDevice));
 }
 
 void DeviceBuffer::copy_out(void* host, std::size_t bytes) const {

@@ -67,6 +67,12 @@ class DeviceBuffer {
   void upload(std::span<T, N> host) {
     copy_in(host.data(), host.size_bytes());
   }
+  // A copy of `host` to bytes [offset, offset + host.size_bytes()), the rest untouched;
+  // std::invalid_argument naming the buffer when the range does not lie inside it.
+  template <class T, std::size_t N>
+  void upload_at(std::size_t offset, std::span<T, N> host) {
+    copy_in_at(offset, host.data(), host.size_bytes());
+  }
   template <class T, std::size_t N>
   void download(std::span<T, N> host) const {
     static_assert(!std::is_const_v<T>, "download into a writable span");
@@ -91,6 +97,7 @@ class DeviceBuffer {
 
  private:
   void copy_in(const void* host, std::size_t bytes);
+  void copy_in_at(std::size_t offset, const void* host, std::size_t bytes);
   void copy_out(void* host, std::size_t bytes) const;
   void release() noexcept;
 

@@ -51,4 +51,11 @@ DeviceInfo device_info(int index) {
 
 void select_device(int index) { GPU_CHECK(hipSetDevice(index)); }
 
+std::size_t current_device_free_bytes() {
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  GPU_CHECK(hipMemGetInfo(&free_bytes, &total_bytes));
+  return free_bytes;
+}
+
 }  // namespace mlacheck

@@ -40,4 +40,8 @@ DeviceInfo device_info(int index = 0);
 // allocations and launches that follow go there. Throws GpuError.
 void select_device(int index);
 
+// Free memory of the calling thread's current GPU in bytes, as the runtime reports it now (other
+// processes and this one's allocations taken). Throws GpuError.
+std::size_t current_device_free_bytes();
+
 }  // namespace mlacheck

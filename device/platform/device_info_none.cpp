@@ -16,6 +16,10 @@ DeviceInfo device_info(int index) {
   throw GpuError("device_info(" + std::to_string(index) + "): " + std::string(kNoGpuBuild), 0, false);
 }
 
+std::size_t current_device_free_bytes() {
+  throw GpuError("current_device_free_bytes(): " + std::string(kNoGpuBuild), 0, false);
+}
+
 void select_device(int index) {
   throw GpuError("select_device(" + std::to_string(index) + "): " + std::string(kNoGpuBuild), 0, false);
 }

@@ -87,6 +87,9 @@ inline hipError_t hipMemcpy(void* dst, const void* src, std::size_t bytes, hipMe
   return cudaMemcpy(dst, src, bytes, kind);
 }
 inline hipError_t hipMemset(void* dst, int value, std::size_t bytes) { return cudaMemset(dst, value, bytes); }
+inline hipError_t hipMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes) {
+  return cudaMemGetInfo(free_bytes, total_bytes);
+}
 
 // Streams and events (timings).
 using hipStream_t = cudaStream_t;

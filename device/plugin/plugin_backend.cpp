@@ -7,6 +7,7 @@
 
 #include "core/error.hpp"
 #include "device/platform/device_info.hpp"
+#include "device/staging/abi_problem.hpp"
 #include "device/staging/mla_decode_staging.hpp"
 
 namespace mlacheck {
@@ -38,6 +39,11 @@ PluginBackend::PluginBackend(std::shared_ptr<const PluginLibrary> library, int d
     throw PluginError("backend plugin " + library_->path() + ": open(" + std::to_string(device_ ? device_index : 0) +
                       ") failed: " + (why.empty() ? "it gave no message" : why));
   }
+}
+
+PRoundingPoint PluginBackend::p_rounding() const {
+  // PluginLibrary refuses a table with any other code.
+  return p_rounding_from_abi(table_.p_dtype).value_or(PRoundingPoint::undeclared);
 }
 
 PluginBackend::~PluginBackend() {
@@ -73,6 +79,12 @@ std::optional<std::string> PluginBackend::supports_locked(const MlaDecodeProblem
 std::optional<std::string> PluginBackend::supports(const MlaDecodeProblem& p) const {
   const std::lock_guard lock(calls_);
   return supports_locked(p);
+}
+
+std::optional<std::string> PluginBackend::lacks_memory(const MlaDecodeProblem& p) const {
+  const std::lock_guard lock(calls_);
+  if (device_) device_->make_current();
+  return staging_memory_shortfall(device_ ? StagingMemory::device : StagingMemory::host, mla_staging_bytes(p));
 }
 
 std::optional<std::string> PluginBackend::supports(const KvGatherProblem&) const {

@@ -36,11 +36,15 @@ class PluginBackend final : public Backend {
   std::string device_name() const override;  // the GPU's name and arch, or "cpu"
   int device_index() const override;                // the GPU's index; -1 for a host plugin
   std::string device_pci_bus_id() const override;  // "" for a host plugin
+  // The table's p_dtype (backend_abi.h's mlacheck_p_rounding and dtype codes).
+  PRoundingPoint p_rounding() const override;
   bool on_device() const noexcept { return device_ != nullptr; }
   const PluginLibrary& library() const noexcept { return *library_; }
 
   // The plugin's own answer to the problem as the ABI describes it.
   std::optional<std::string> supports(const MlaDecodeProblem& p) const override;
+  // The staged tensors against the free memory of the plugin's side (host or its GPU) now.
+  std::optional<std::string> lacks_memory(const MlaDecodeProblem& p) const override;
   // Always a reason: plugins run mla_decode only.
   std::optional<std::string> supports(const KvGatherProblem& p) const override;
 

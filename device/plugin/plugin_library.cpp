@@ -1,5 +1,7 @@
 #include "device/plugin/plugin_library.hpp"
 
+#include "device/staging/abi_problem.hpp"
+
 #include <dlfcn.h>
 
 #include <filesystem>
@@ -30,8 +32,10 @@ std::string table_problem(const mlacheck_backend_v1& t) {
   if (t.lse_base != MLACHECK_LSE_NATURAL && t.lse_base != MLACHECK_LSE_LOG2) {
     return "lse_base is " + std::to_string(t.lse_base) + ", not MLACHECK_LSE_NATURAL (0) or MLACHECK_LSE_LOG2 (1)";
   }
-  if (t.p_dtype < -1 || t.p_dtype > MLACHECK_DTYPE_FP8_E4M3FNUZ) {
-    return "p_dtype is " + std::to_string(t.p_dtype) + ", not -1 or a floating-point mlacheck_dtype";
+  if (!p_rounding_from_abi(t.p_dtype)) {
+    return "p_dtype is " + std::to_string(t.p_dtype) +
+           ", not MLACHECK_P_UNDECLARED (-1), MLACHECK_P_Q_DTYPE (-2), MLACHECK_P_MMA_INPUT (-3), "
+           "MLACHECK_DTYPE_F32 (0), MLACHECK_DTYPE_BF16 (1) or MLACHECK_DTYPE_F16 (2) (P in fp8 has no tolerance model)";
   }
   const std::pair<std::string_view, bool> functions[] = {
       {"open", t.open != nullptr},         {"close", t.close != nullptr}, {"supports", t.supports != nullptr},

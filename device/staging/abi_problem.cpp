@@ -116,6 +116,18 @@ DType dtype_from_abi(std::int32_t code, const char* what) {
                               " is not a floating-point mlacheck_dtype (0-4)");
 }
 
+std::optional<PRoundingPoint> p_rounding_from_abi(std::int32_t code) {
+  switch (code) {
+    case MLACHECK_P_UNDECLARED: return PRoundingPoint::undeclared;
+    case MLACHECK_P_Q_DTYPE: return PRoundingPoint::to_q_dtype;
+    case MLACHECK_P_MMA_INPUT: return PRoundingPoint::to_mma_input;
+    case MLACHECK_DTYPE_F32: return PRoundingPoint::kept_f32;
+    case MLACHECK_DTYPE_BF16: return PRoundingPoint::to_bf16;
+    case MLACHECK_DTYPE_F16: return PRoundingPoint::to_f16;
+    default: return std::nullopt;
+  }
+}
+
 mlacheck_path_hint abi_path(DecodePath path) {
   switch (path) {
     case DecodePath::automatic: return MLACHECK_PATH_AUTO;

@@ -9,6 +9,7 @@
 
 #include "core/dtype.hpp"
 #include "core/mla_problem.hpp"
+#include "core/rounding_points.hpp"
 #include "mlacheck/backend_abi.h"
 
 namespace mlacheck {
@@ -40,6 +41,10 @@ mlacheck_dtype abi_dtype(DType t);
 DType dtype_from_abi(std::int32_t code, const char* what);
 // The storage dtype of an ABI code; nullopt for MLACHECK_DTYPE_INT32 and unknown codes.
 std::optional<DType> storage_dtype_from_abi(std::int32_t code);
+
+// A p_dtype declaration (backend_abi.h: mlacheck_p_rounding or MLACHECK_DTYPE_F32/BF16/F16) as
+// the oracle and tolerance read it; nullopt for any other code.
+std::optional<PRoundingPoint> p_rounding_from_abi(std::int32_t code);
 
 // The ABI's path hint for p.path.
 mlacheck_path_hint abi_path(DecodePath path);

@@ -12,4 +12,6 @@ std::unique_ptr<GuardedBuffer> make_device_guarded_buffer(std::string name, std:
   throw std::invalid_argument("cannot stage '" + name + "' in device memory: " + probe_devices().reason);
 }
 
+std::optional<std::uint64_t> device_free_bytes() { return std::nullopt; }
+
 }  // namespace mlacheck

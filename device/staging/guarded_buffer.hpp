@@ -43,6 +43,10 @@ class GuardedBuffer {
   // Whole-buffer copies: `host` must hold exactly bytes() bytes (std::invalid_argument naming
   // the buffer otherwise). Device flavour: synchronous copies on the default stream.
   virtual void upload(std::span<const std::byte> host) = 0;
+  // A copy of `host` to bytes [offset, offset + host.size()) of the buffer, the rest untouched
+  // (a cache pool whose host side holds only the blocks requests read). std::invalid_argument
+  // naming the buffer when the range does not lie inside it.
+  virtual void upload_at(std::size_t offset, std::span<const std::byte> host) = 0;
   virtual std::vector<std::byte> download() const = 0;
   // Fills the buffer with a repeated 8-, 16- or 32-bit pattern; bytes() must be a multiple of
   // the pattern's size (std::invalid_argument naming the buffer otherwise).

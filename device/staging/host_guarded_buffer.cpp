@@ -5,6 +5,7 @@
 #include <new>
 #include <stdexcept>
 
+#include "device/platform/buffer_range.hpp"
 #include "device/platform/guard_bytes.hpp"
 
 namespace mlacheck {
@@ -36,6 +37,11 @@ HostGuardedBuffer::HostGuardedBuffer(std::string name, std::size_t bytes)
 void HostGuardedBuffer::upload(std::span<const std::byte> host) {
   check_size(name_, "upload to", host.size(), bytes_);
   if (!host.empty()) std::memcpy(data(), host.data(), host.size());
+}
+
+void HostGuardedBuffer::upload_at(std::size_t offset, std::span<const std::byte> host) {
+  check_range(name_, offset, host.size(), bytes_);
+  if (!host.empty()) std::memcpy(static_cast<std::byte*>(data()) + offset, host.data(), host.size());
 }
 
 std::vector<std::byte> HostGuardedBuffer::download() const {

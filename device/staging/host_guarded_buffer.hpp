@@ -19,6 +19,7 @@ class HostGuardedBuffer final : public GuardedBuffer {
   void* data() noexcept override { return allocation_.get() + kGuardBytes; }
   const void* data() const noexcept override { return allocation_.get() + kGuardBytes; }
   void upload(std::span<const std::byte> host) override;
+  void upload_at(std::size_t offset, std::span<const std::byte> host) override;
   std::vector<std::byte> download() const override;
   void poison(std::uint8_t pattern) override;
   void poison(std::uint16_t pattern) override;

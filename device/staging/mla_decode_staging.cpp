@@ -37,15 +37,28 @@ std::vector<std::int32_t> engine_block_table(const MlaDecodeProblem& p, const Ml
       const std::int32_t block =
           in.block_table[static_cast<std::size_t>(r) * static_cast<std::size_t>(in.block_table_stride) +
                          static_cast<std::size_t>(j)];
-      if (block < 0 || block >= p.num_blocks) {
+      if (block < p.first_block || block >= p.num_blocks) {
         throw std::invalid_argument(where(p) + "input block_table[" + std::to_string(r) + "][" + std::to_string(j) +
-                                    "] = " + std::to_string(block) + " is outside the pool of " +
-                                    std::to_string(p.num_blocks) + " blocks");
+                                    "] = " + std::to_string(block) + " is outside the blocks [" +
+                                    std::to_string(p.first_block) + ", " + std::to_string(p.num_blocks) +
+                                    ") the inputs hold");
       }
       table[static_cast<std::size_t>(r) * static_cast<std::size_t>(width) + static_cast<std::size_t>(j)] = block;
     }
   }
   return table;
+}
+
+// The whole pool of num_blocks blocks, holding the inputs' blocks [first_block, num_blocks) at
+// their place. Below first_block nothing is uploaded (the host never held it): the pool is
+// poisoned first with kv_dtype's NaN code, so a row read from there -- a wrapped 32-bit offset
+// (UPSTREAM R4), a wrong block id -- turns the output NaN instead of passing by luck.
+GuardedBuffer& stage_cache_pool(GuardedBufferSet& buffers, const MlaDecodeProblem& p, std::span<const std::byte> codes) {
+  if (p.first_block == 0) return buffers.input("kv_cache", codes);
+  GuardedBuffer& pool = buffers.output("kv_cache", p.kv_dtype, static_cast<std::size_t>(cache_pool_bytes(p)) /
+                                                                   storage_bytes(p.kv_dtype));
+  pool.upload_at(static_cast<std::size_t>(std::int64_t{p.first_block} * p.block_size * cache_row_bytes(p)), codes);
+  return pool;
 }
 
 std::vector<std::int32_t> to_int32(const std::vector<int>& v) { return {v.begin(), v.end()}; }
@@ -68,6 +81,15 @@ mlacheck_tensor dense(GuardedBuffer& b, std::int32_t dtype, std::initializer_lis
 
 }  // namespace
 
+std::uint64_t mla_staging_bytes(const MlaDecodeProblem& p) {
+  const auto n = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+  const std::uint64_t rows = n(total_q_tokens(p)) * n(heads(p));
+  const std::uint64_t ints = n(batch(p)) * n(max_blocks_per_request(p)) + 4 * n(batch(p)) + 2;
+  const std::uint64_t guards = 10 * 2 * GuardedBuffer::kGuardBytes;
+  return rows * n(lk(p)) * storage_bytes(p.q_dtype) + n(cache_pool_bytes(p)) + 4 * ints +
+         rows * n(p.kv_lora_rank) * storage_bytes(p.o_dtype) + 4 * rows + guards;
+}
+
 LseBase lse_base_from_abi(std::int32_t code) {
   if (code == MLACHECK_LSE_NATURAL) return LseBase::natural;
   if (code == MLACHECK_LSE_LOG2) return LseBase::log2;
@@ -82,13 +104,13 @@ MlaDecodeStaging::MlaDecodeStaging(const MlaDecodeProblem& problem, const MlaDec
   const mlacheck_mla_problem& a = abi_problem_.get();
   const auto n = [](std::int64_t v) { return static_cast<std::size_t>(v); };
   expect_elements(p, "q", in.q.size(), n(a.total_q_tokens) * n(a.heads) * n(a.lk));
-  expect_elements(p, "kv_cache", in.kv_cache.size(), n(p.num_blocks) * n(p.block_size) * n(a.lk));
+  expect_elements(p, "kv_cache", in.kv_cache.size(), n(host_cache_blocks(p)) * n(p.block_size) * n(a.lk));
   const std::vector<std::int32_t> table = engine_block_table(p, in);
 
   const std::vector<std::byte> q_codes = encode_tensor(p.q_dtype, in.q);
   const std::vector<std::byte> kv_codes = encode_tensor(p.kv_dtype, in.kv_cache);
   q_ = &buffers_.input("q", std::span<const std::byte>(q_codes));
-  kv_cache_ = &buffers_.input("kv_cache", std::span<const std::byte>(kv_codes));
+  kv_cache_ = &stage_cache_pool(buffers_, p, kv_codes);
   block_table_ = &buffers_.input("block_table", std::span<const std::int32_t>(table));
   kv_lens_ = &buffers_.input("kv_lens", std::span<const std::int32_t>(abi_problem_->kv_lens, n(a.batch)));
   q_lens_ = &buffers_.input("q_lens", std::span<const std::int32_t>(abi_problem_->q_lens, n(a.batch)));

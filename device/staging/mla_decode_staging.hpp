@@ -27,6 +27,10 @@ enum class LseBase : std::uint8_t { natural, log2 };
 // The ABI's lse_base field as LseBase; std::invalid_argument naming the value otherwise.
 LseBase lse_base_from_abi(std::int32_t code);
 
+// Bytes MlaDecodeStaging allocates for p without a workspace: q, the whole cache pool (first_block
+// included), the tables and the outputs, guards counted.
+std::uint64_t mla_staging_bytes(const MlaDecodeProblem& p);
+
 class MlaDecodeStaging {
  public:
   // Stages `in` (from make_inputs(p)) in `memory`. Throws InvalidProblem for an invalid problem,

@@ -3,6 +3,8 @@
 // and the ABI path in builds without a GPU). Both flavours are staged, poisoned and guarded by the
 // same code (guarded_buffer.hpp), so every backend is judged by the same machinery.
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace mlacheck {
@@ -14,5 +16,11 @@ std::string_view to_string(StagingMemory m);
 
 // True when this build can stage in `m` (device memory needs a GPU backend in the build).
 bool staging_available(StagingMemory m);
+
+// Why `bytes` cannot be staged in `m` now, or nullopt: host memory against the kernel's
+// MemAvailable, device memory against the current GPU's free memory, each with a tenth kept back
+// for the runtime and the rest of the process. nullopt when the amount cannot be read (the
+// allocation then decides). A case that lacks memory is SKIPPED, never failed (Backend::lacks_memory).
+std::optional<std::string> staging_memory_shortfall(StagingMemory m, std::uint64_t bytes);
 
 }  // namespace mlacheck

@@ -69,6 +69,15 @@ std::uint64_t scratch_floats(const mlacheck_mla_problem& p) {
 // One query row (token `row`, head `head`) against `visible` cache rows of its request.
 void attend_row(const mlacheck_mla_problem& p, const mlacheck_mla_tensors& t, const Scratch& s, int row, int head,
                 int visible, int score_channels) {
+  const mlacheck_tensor& o = t.o;
+  float* lse = static_cast<float*>(t.lse.data) + row * t.lse.strides[0] + head * t.lse.strides[1];
+  if (visible == 0) {  // a padded request's row saw nothing: the identity, O 0 and LSE -inf
+    for (int c = 0; c < p.kv_lora_rank; ++c) {
+      store_element(o.data, o.dtype, row * o.strides[0] + head * o.strides[1] + c * o.strides[2], 0.0f);
+    }
+    *lse = -INFINITY;
+    return;
+  }
   const mlacheck_tensor& q = t.q;
   for (int c = 0; c < p.lk; ++c) {
     s.query[c] = load_element(q.data, q.dtype, row * q.strides[0] + head * q.strides[1] + c * q.strides[2]);
@@ -90,11 +99,10 @@ void attend_row(const mlacheck_mla_problem& p, const mlacheck_mla_tensors& t, co
     const float* value = s.keys + static_cast<std::int64_t>(j) * p.lk;  // V: the first kv_lora_rank channels
     for (int c = 0; c < p.kv_lora_rank; ++c) s.acc[c] += weight * value[c];
   }
-  const mlacheck_tensor& o = t.o;
   for (int c = 0; c < p.kv_lora_rank; ++c) {
     store_element(o.data, o.dtype, row * o.strides[0] + head * o.strides[1] + c * o.strides[2], s.acc[c] / sum);
   }
-  static_cast<float*>(t.lse.data)[row * t.lse.strides[0] + head * t.lse.strides[1]] = max_score + std::log(sum);
+  *lse = max_score + std::log(sum);
 }
 
 int check_tensors(const mlacheck_mla_problem& p, const mlacheck_mla_tensors& t, char* error, std::size_t error_size) {
@@ -156,7 +164,8 @@ int decode(const mlacheck_mla_problem& p, const mlacheck_mla_tensors& t, const D
     const int kv_len = int_at(t.kv_lens, r);
     const int q_len = int_at(t.q_lens, r);
     const int first_row = int_at(t.qo_indptr, r);
-    if (q_len < 1 || kv_len < q_len || kv_len > p.max_kv_len) {
+    // kv_len 0 is a padded request (its table row all -1, never read), whatever its q_len.
+    if (q_len < 1 || kv_len < 0 || (kv_len > 0 && kv_len < q_len) || kv_len > p.max_kv_len) {
       return fail(error, error_size, "request %d: q_len %d and kv_len %d do not fit the problem", r, q_len, kv_len);
     }
     if (first_row < 0 || first_row + q_len > p.total_q_tokens || int_at(t.qo_indptr, r + 1) != first_row + q_len) {
@@ -177,7 +186,8 @@ int decode(const mlacheck_mla_problem& p, const mlacheck_mla_tensors& t, const D
       for (int c = 0; c < p.lk; ++c) key[c] = kv_scale * load_element(cache.data, cache.dtype, base + c * cache.strides[2]);
     }
     for (int i = 0; i < q_len; ++i) {
-      const int visible = kv_len - q_len + i + 1;  // causal: the new tokens are the cache's last q_len
+      // Causal: the new tokens are the cache's last q_len; a padded request's rows see none.
+      const int visible = std::max(0, kv_len - q_len + i + 1);
       for (int h = 0; h < p.heads; ++h) attend_row(p, t, scratch, first_row + i, h, visible, score_channels);
     }
   }

@@ -1,7 +1,8 @@
 // mlacheck's example host backend: cpu_mla_decode behind the backend ABI, version 1.
 //   mlacheck run --backend build/examples/cpu_plugin/libmlacheck_cpu_plugin.so --out DIR
 // Host memory (the harness stages every tensor in guarded host buffers and passes stream NULL),
-// natural-log LSE, P kept in float (p_dtype -1). No C++ exception crosses the C boundary.
+// natural-log LSE, P kept in float (p_dtype MLACHECK_DTYPE_F32: the row sum is of the same float P,
+// and O is rounded once to o_dtype). No C++ exception crosses the C boundary.
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -45,7 +46,7 @@ const mlacheck_backend_v1 kTable = {
     MLACHECK_MEMORY_HOST,
     1,  // writes_lse
     MLACHECK_LSE_NATURAL,
-    -1,  // p_dtype: P stays float
+    MLACHECK_DTYPE_F32,  // p_dtype: P stays float
     open_instance,
     close_instance,
     supports,

@@ -6,10 +6,10 @@
 //
 // Declarations in the table:
 //   memory DEVICE; writes_lse 1, natural log (row_group_attention.hpp converts from log2);
-//   p_dtype -1: the kernels round P to the MMA type, which is q_dtype when q and kv share a dtype
-//     or the cache is fp8, while mixed 16-bit q/kv split P exactly into two MMA-type terms (no
-//     rounding to one dtype). One backend-wide dtype cannot say that, and the built-in backend is
-//     compared against the double oracle with a P-rounding tolerance -- what -1 asks for.
+//   p_dtype MLACHECK_P_MMA_INPUT: the kernels round P to the MMA type, which is q_dtype when q and
+//     kv share a dtype or the cache is fp8, while mixed 16-bit q/kv split P exactly into two
+//     MMA-type terms; the row sum is of fp32 P. The built-in backend declares the same
+//     (HipBackend::p_rounding), so both are judged by the same rule.
 //   workspace: the pipeline's intermediates (padded q/O/LSE, expanded page indices, the path's
 //     partials and persistent plan), carved from the harness's guarded, poisoned workspace; the
 //     size comes from the same preparation the run does (hip_decode_workspace_bytes).
@@ -112,7 +112,7 @@ const mlacheck_backend_v1 kTable = {
     MLACHECK_MEMORY_DEVICE,
     1,
     MLACHECK_LSE_NATURAL,
-    -1,
+    MLACHECK_P_MMA_INPUT,
     open_instance,
     close_instance,
     supports_problem,

@@ -19,6 +19,11 @@ class RefusingBackend final : public Backend {
     return std::nullopt;
   }
   std::optional<std::string> supports(const KvGatherProblem&) const override { return std::nullopt; }
+  // A pool past 4 GiB does not fit this stand-in's memory.
+  std::optional<std::string> lacks_memory(const MlaDecodeProblem& p) const override {
+    if (cache_pool_bytes(p) > (std::int64_t{1} << 32)) return "needs about 4200 MiB of device memory, 1000 MiB are free";
+    return std::nullopt;
+  }
   MlaDecodeRun run(const MlaDecodeProblem&, const MlaDecodeInputs&, const FaultSet&) override {
     throw std::logic_error("not run in these tests");
   }
@@ -73,6 +78,31 @@ TEST(RefusalPolicy, NoBackendOnAMachineWithGpusIsAnErrorWithoutAnyGpuASkip) {
     settle_unrun_case(no_gpu, origin, false, false);
     EXPECT_EQ(no_gpu.state, ResultState::skipped);
   }
+}
+
+TEST(RefusalPolicy, ACaseTheGpuHasNoMemoryForStaysSkippedWhateverItsOrigin) {
+  RefusingBackend backend;
+  MlaDecodeProblem p;
+  p.name = "past4g";
+  p.kv_lens = {17};
+  p.block_size = 32;
+  p = with_defaults(p);
+  p.first_block = first_block_past_4gib(p);
+  p.num_blocks = 0;
+  p = with_defaults(p);
+  for (CaseOrigin origin : {CaseOrigin::curated, CaseOrigin::generated}) {
+    CaseResult row = prepare_mla_case(p, &backend, "").row;
+    ASSERT_EQ(row.state, ResultState::skipped);
+    EXPECT_TRUE(row.skipped_for_memory);
+    settle_unrun_case(row, origin, true, true);
+    EXPECT_EQ(row.state, ResultState::skipped) << to_string(origin);
+    EXPECT_EQ(row.reason, "not enough memory on this machine: needs about 4200 MiB of device memory, 1000 MiB are free");
+  }
+  // The same shape below 4 GiB is admitted.
+  p.first_block = 0;
+  p.num_blocks = 0;
+  CaseResult row;
+  EXPECT_TRUE(admit_case(row, &backend, "", with_defaults(p)));
 }
 
 TEST(RefusalPolicy, RowsThatRanAreUntouched) {

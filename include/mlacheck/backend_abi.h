@@ -50,6 +50,9 @@
  * new tokens are the last q_lens[r] of the cache). Token j of request r lives in block
  * block_table[r][j / block_size], slot j % block_size. Scores are scale * q.k over all lk
  * channels; cache values are kv_scale * code for fp8 caches.
+ * A request with kv_lens[r] == 0 is a padded row (CUDA-graph padding, a rank owning no KV): any
+ * q_lens[r], its block-table row all -1 and never to be read; every query row that sees no token
+ * gets O = 0 and LSE = -inf (the identity of a log-sum-exp merge).
  * lse is the log-sum-exp of the scaled scores, in the base the backend declares (lse_base).
  */
 #ifndef MLACHECK_BACKEND_ABI_H
@@ -90,6 +93,18 @@ typedef enum mlacheck_lse_base {
   MLACHECK_LSE_NATURAL = 0, /* lse = log(sum(exp(s))) */
   MLACHECK_LSE_LOG2 = 1     /* lse = log2(sum(exp2(s * log2(e)))) = natural lse / ln 2 */
 } mlacheck_lse_base;
+
+/* Values of mlacheck_backend_v1.p_dtype besides MLACHECK_DTYPE_F32 (P stays fp32),
+ * MLACHECK_DTYPE_BF16 and MLACHECK_DTYPE_F16 (P rounded to that dtype for every problem). P in
+ * fp8 has no tolerance model and is refused. */
+typedef enum mlacheck_p_rounding {
+  MLACHECK_P_UNDECLARED = -1, /* nothing declared: the generic rule */
+  MLACHECK_P_Q_DTYPE = -2,    /* P rounded to the problem's q_dtype */
+  /* P goes to the MMA input type S: kv_dtype when it is bf16 or f16, else q_dtype. When S is
+   * q_dtype P is rounded to it; otherwise (bf16 q with f16 kv or the reverse) it is split into
+   * hi = round_S(P) and lo = round_S(P - hi), both multiplied. mlacheck's own kernels do this. */
+  MLACHECK_P_MMA_INPUT = -3
+} mlacheck_p_rounding;
 
 /* The decode path the case asks for; a backend with one path may ignore it. */
 typedef enum mlacheck_path_hint {
@@ -155,9 +170,13 @@ typedef struct mlacheck_backend_v1 {
   int32_t memory;       /* mlacheck_memory */
   int32_t writes_lse;   /* 1 when run() writes lse; 0: lse is not compared */
   int32_t lse_base;     /* mlacheck_lse_base */
-  /* Rounding points the kernel declares, for the oracle mode that applies them: the dtype P
-   * (the softmax probabilities) is rounded to before P.V, or -1 when undeclared (the oracle then
-   * uses its double-precision mode and the tolerance charges for a P rounding). */
+  /* Rounding points the kernel declares (mlacheck_p_rounding): how P (the softmax probabilities)
+   * reaches P.V. A declared value also states that the row sum is accumulated in fp32 from P
+   * before any rounding, that the online softmax's running max includes the current tile, and that
+   * O is rounded once, from fp32, to o_dtype. Declared, the case is judged by the tight rule
+   * (docs/tolerance.md) and, where that is tighter, against the oracle's O rounded to o_dtype;
+   * MLACHECK_P_UNDECLARED (-1) gets the generic rule, which allows for P rounded to q_dtype and
+   * summed rounded. */
   int32_t p_dtype;
   /* An instance on GPU device_index (host backends get 0). NULL on failure, with a message in
    * error. The harness makes device_index current before every call. */

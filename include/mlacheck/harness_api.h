@@ -140,6 +140,11 @@ MLACHECK_API mlacheck_status mlacheck_outcome_set_backend(mlacheck_outcome* o, c
 /* Milliseconds: the backend's device time if it measured one (else 0), and the case's wall time
  * as the caller measured it (the oracle's time is added by the harness). */
 MLACHECK_API mlacheck_status mlacheck_outcome_set_times(mlacheck_outcome* o, double device_ms, double wall_ms);
+/* Where the backend's kernel rounds P, with the codes of mlacheck_backend_v1.p_dtype
+ * (backend_abi.h: MLACHECK_P_UNDECLARED, MLACHECK_P_Q_DTYPE, MLACHECK_P_MMA_INPUT,
+ * MLACHECK_DTYPE_F32/BF16/F16) and the same meaning: declared, the verdict uses the tight rule and
+ * the kernel-faithful oracle; without this call the outcome is undeclared (the generic rule). */
+MLACHECK_API mlacheck_status mlacheck_outcome_set_p_rounding(mlacheck_outcome* o, int32_t p_dtype);
 /* The backend refused the case (its supports() reason): the verdict is SKIPPED. */
 MLACHECK_API mlacheck_status mlacheck_outcome_set_skipped(mlacheck_outcome* o, const char* reason);
 /* The backend failed (raised, returned an error, returned the wrong thing): ERRORED. */

@@ -17,11 +17,18 @@
 namespace mlacheck {
 
 // The buckets of an mla_decode case: its shape ("heads<16", "heads tile-padded", "q_len not a
-// power of two", "q_len mixed in a batch", "block_size>1", "TP>1", "q_dtype=bf16", "kv_dtype=...",
-// "o_dtype=...") and, with `with_path`, the requested path ("path=auto", ...).
+// power of two", "q_len mixed in a batch", "block_size>1", "TP>1", "padded request (kv_len 0)",
+// "splits beyond the tokens" (explicit splits > a request's kv tokens)), its rank's head count ("heads
+// 16..63", "heads>=64"; "heads<16" above), its longest request ("kv_len<=16", "kv_len 17..256",
+// "kv_len 257..16382", "kv_len>=16383"), its fill profile ("profile=uniform|sink|extreme"), its
+// dtypes ("q_dtype=bf16", "kv_dtype=...", "o_dtype=...") and, with `with_path`, the requested path
+// ("path=auto", ...); the rare "cache rows past 4 GiB" is counted but expected of no
+// property by all_mla_buckets.
 std::vector<std::string> mla_buckets(const MlaDecodeProblem& p, bool with_path);
-// Every bucket mla_buckets can return: what an mla_decode property expects to cover.
-std::vector<std::string> all_mla_buckets(bool with_path);
+// Every bucket mla_buckets can return: what an mla_decode property expects to cover. Without
+// `with_16k`, not the 16k boundary, for a property whose limits draw it too rarely to expect it in
+// a default run (the tensor-parallel one: 1% of cases).
+std::vector<std::string> all_mla_buckets(bool with_path, bool with_16k = true);
 // Tags the case's shape flags for rapidcheck's distribution (RC_TAG): the joint coverage of the
 // boolean buckets, printed after each property. Call only inside a property.
 void tag_mla_case(const MlaDecodeProblem& p);
@@ -46,6 +53,11 @@ class CoverageRegistry {
   // One table per completed property: bucket, cases passed, cases refused and why (the commonest
   // reason naming the bucket, else the commonest reason).
   void print(std::ostream& os) const;
+  // Machine-readable counts for scripts/gpu-property-sitting.sh, which sums them over processes:
+  // per property "cases\t<property>\t<cases passed>", then per bucket it has counts or expects
+  // "bucket\t<property>\t<bucket>\t<passed>\t<refused>\t<expected: 1 when the property completed>",
+  // properties and buckets in name order.
+  void write(std::ostream& os) const;
   // "<property>: <bucket>" for every expected bucket without a case checked and passed: one that
   // received no case, and one whose every case the backend refused (with the reason), since a
   // bucket nothing was checked in is not covered, whatever was drawn into it.
@@ -58,6 +70,7 @@ class CoverageRegistry {
     std::map<std::string, int> reasons;
   };
   struct Property {
+    int cases = 0;  // cases checked and passed
     std::vector<std::string> expected;
     std::map<std::string, Count> buckets;
   };
@@ -68,6 +81,8 @@ CoverageRegistry& coverage();
 
 // At the end of the run (a global environment's TearDown, after every property of the run, however
 // tests were filtered or ordered): prints the coverage tables and fails the run for every hole.
+// With MLACHECK_GPU_COVERAGE_FILE set (one shard of a sitting, scripts/gpu-property-sitting.sh) it
+// writes the counts there instead and leaves the holes to the check over all shards' counts.
 class CoverageCheck : public ::testing::Environment {
  public:
   void TearDown() override;

@@ -2,7 +2,11 @@
 // hole, whether it received no case or only cases the backend refused.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <sstream>
+
 #include "properties/gpu/coverage.hpp"
+#include "properties/support/mla_problem_gen.hpp"
 
 namespace mlacheck {
 namespace {
@@ -19,9 +23,51 @@ TEST(Coverage, ABucketWhoseEveryCaseWasRefusedIsAHole) {
   EXPECT_TRUE(registry.holes().empty());
 }
 
+TEST(Coverage, WrittenCountsNameEveryPropertyBucketAndCase) {
+  CoverageRegistry registry;
+  registry.expect("P", {"kv_dtype=bf16", "heads<16"});
+  registry.passed("P", {"kv_dtype=bf16"});
+  registry.passed("P", {"kv_dtype=bf16", "heads<16"});
+  registry.refused("P", {"heads<16"}, "why");
+  registry.passed("Q", {"layout=nhd"});  // a property that did not complete: counted, not expected
+  std::ostringstream out;
+  registry.write(out);
+  EXPECT_EQ(out.str(),
+            "cases\tP\t2\n"
+            "bucket\tP\theads<16\t1\t1\t1\n"
+            "bucket\tP\tkv_dtype=bf16\t2\t0\t1\n"
+            "cases\tQ\t1\n"
+            "bucket\tQ\tlayout=nhd\t1\t0\t0\n");
+}
+
 TEST(Coverage, TheExpectedMlaBucketsAreTheDeviceShapesOnly) {
   // The properties that count coverage draw device shapes; an f32 bucket could only be refused.
   for (const std::string& b : all_mla_buckets(true)) EXPECT_EQ(b.find("f32"), std::string::npos) << b;
+}
+
+TEST(Coverage, EveryCaseHasOneHeadCountOneLengthAndOneProfile) {
+  const std::vector<std::string> all = all_mla_buckets(false);
+  const auto count_in = [](const std::vector<std::string>& buckets, const std::vector<std::string>& family) {
+    int n = 0;
+    for (const std::string& b : buckets) n += static_cast<int>(std::count(family.begin(), family.end(), b));
+    return n;
+  };
+  const std::vector<std::string> head_counts = {"heads<16", "heads 16..63", "heads>=64"};
+  const std::vector<std::string> lengths = {"kv_len<=16", "kv_len 17..256", "kv_len 257..16382", "kv_len>=16383"};
+  const std::vector<std::string> profiles = {"profile=uniform", "profile=sink", "profile=extreme"};
+  for (const auto& family : {head_counts, lengths, profiles}) EXPECT_EQ(count_in(all, family), 3 + (family == lengths));
+  EXPECT_EQ(count_in(all_mla_buckets(false, false), lengths), 3);
+  const auto gen = gen_mla_decode_problem(MlaGenLimits{.max_batch = 8, .max_kv_len = 600, .long_kv_percent = 5, .device_shapes_only = true});
+  for (int i = 0; i < 200; ++i) {
+    const MlaDecodeProblem p = gen(rc::Random(static_cast<std::uint64_t>(i) + 1), 100).value();
+    const std::vector<std::string> buckets = mla_buckets(p, false);
+    EXPECT_EQ(count_in(buckets, head_counts), 1) << to_repro(p);
+    EXPECT_EQ(count_in(buckets, lengths), 1) << to_repro(p);
+    EXPECT_EQ(count_in(buckets, profiles), 1) << to_repro(p);
+    for (const std::string& b : buckets) {
+      EXPECT_NE(std::find(all.begin(), all.end(), b), all.end()) << b << " is not an expected bucket";
+    }
+  }
 }
 
 }  // namespace

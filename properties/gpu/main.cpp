@@ -16,6 +16,7 @@
 
 #include "properties/gpu/coverage.hpp"
 #include "properties/gpu/gpu_devices.hpp"
+#include "tests/batching/case_result_listener.hpp"
 
 namespace {
 
@@ -46,6 +47,7 @@ bool set_case_count() {
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   if (!set_case_count()) return 2;
+  mlacheck::batching::install_case_result_listener();
   // Torn down in reverse: the coverage check runs while the devices are still held.
   ::testing::AddGlobalTestEnvironment(new mlacheck::GpuDevices);
   ::testing::AddGlobalTestEnvironment(new mlacheck::CoverageCheck);

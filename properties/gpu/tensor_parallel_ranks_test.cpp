@@ -66,7 +66,8 @@ TEST(MlaDecodeOnGpu, TensorParallelRanksConcatenateToModel) {
     coverage().passed(property, buckets);
     tag_mla_case(p);
   });
-  if (held) coverage().expect(property, all_mla_buckets(true));
+  // Its limits put a request at the 16k boundary in 1% of cases: too rare to expect in a default run.
+  if (held) coverage().expect(property, all_mla_buckets(true, false));
 }
 
 }  // namespace

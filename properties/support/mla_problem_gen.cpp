@@ -1,6 +1,7 @@
 #include "properties/support/mla_problem_gen.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -57,7 +58,8 @@ rc::Gen<std::pair<int, int>> gen_latent_widths(bool device_shapes_only) {
 
 rc::Gen<int> gen_q_len() {
   // Non-powers of two carry the most weight: aiter #2720 collapses rows for q_len 3, 5, 6, 7.
-  return weighted_shrinking_element<int>({{4, 1}, {1, 2}, {3, 3}, {1, 4}, {3, 5}, {3, 6}, {3, 7}, {1, 8}});
+  // 4 (MTP3) and 8 (vLLM's spec_decode_medium, aiter #5679) are the speculative shapes engines run.
+  return weighted_shrinking_element<int>({{4, 1}, {1, 2}, {3, 3}, {2, 4}, {3, 5}, {3, 6}, {3, 7}, {2, 8}});
 }
 
 // The longest cache whose oracle work for one request of q_len tokens fits `flops` (0: no bound).
@@ -90,10 +92,23 @@ rc::Gen<MlaDecodeProblem> gen_mla_decode_problem(MlaGenLimits limits) {
       const double flops_share = limits.max_oracle_flops * std::clamp(size, 1, 100) / 100.0 / requests;
       p.q_lens.clear();
       p.kv_lens.clear();
+      // Speculative decode verifies num_spec + 1 tokens for every request: one batch in three shares
+      // one q_len, the shape dispatchers key on (aiter #5679 picks its variant by heads x q_len).
+      const bool shared_q_len = *weighted_shrinking_element<bool>({{2, false}, {1, true}});
+      const int batch_q_len = *gen_q_len();
       for (int r = 0; r < requests; ++r) {
-        const int q_len = *gen_q_len();
+        const int q_len = shared_q_len ? batch_q_len : *gen_q_len();
         p.q_lens.push_back(q_len);
-        p.kv_lens.push_back(*gen_kv_len(q_len, p.block_size, std::min(kv_cap, oracle_kv_cap(p, q_len, flops_share))));
+        // One request in eight is a padded row (kv_len 0, its table row all -1): CUDA-graph
+        // padding and ranks owning no KV (UPSTREAM R1). Shrinks toward a real request.
+        const bool padded = *weighted_shrinking_element<bool>({{7, false}, {1, true}});
+        p.kv_lens.push_back(padded ? 0
+                                   : *gen_kv_len(q_len, p.block_size,
+                                                 std::min(kv_cap, oracle_kv_cap(p, q_len, flops_share))));
+      }
+      // validate() wants one cached token somewhere: an all-padding batch has nothing to compare.
+      if (std::all_of(p.kv_lens.begin(), p.kv_lens.end(), [](int kv) { return kv == 0; })) {
+        p.kv_lens[0] = *gen_kv_len(p.q_lens[0], p.block_size, std::min(kv_cap, oracle_kv_cap(p, p.q_lens[0], flops_share)));
       }
       if (limits.long_kv_percent > 0 &&
           *weighted_shrinking_element<bool>({{100 - static_cast<std::size_t>(limits.long_kv_percent), false},
@@ -121,9 +136,28 @@ rc::Gen<MlaDecodeProblem> gen_mla_decode_problem(MlaGenLimits limits) {
       p.scale = *rc::gen::oneOf(shrinking_element(0.0, 0.135234, 0.114721),
                                 rc::gen::map(inRange(1, 1000000), [](int k) { return static_cast<double>(k) * 1e-6; }));
       p.path = *shrinking_element(DecodePath::automatic, DecodePath::persistent, DecodePath::split_kv);
-      p.num_splits = *rc::gen::oneOf(rc::gen::just(0), inRange(1, 33));
+      // Explicit counts reach past short requests' tokens (UPSTREAM R2): their last splits are empty.
+      p.num_splits = *rc::gen::oneOf(rc::gen::just(0), inRange(1, 33), shrinking_element(64, 128));
       p.fill = *shrinking_element(FillMode::random, FillMode::exact);
       p.seed = *rc::gen::arbitrary<std::uint64_t>();
+      // Drawn last, so the shapes above are those drawn before profiles existed. A shaped fp8 cache
+      // takes a power-of-two scale from 2^-8 to 2^8, its codes sized to it as a quantiser would.
+      if (p.fill == FillMode::random) {
+        p.profile = *weighted_shrinking_element<FillProfile>(
+            {{2, FillProfile::uniform}, {1, FillProfile::sink}, {1, FillProfile::extreme}});
+        if (p.profile != FillProfile::uniform && is_fp8(p.kv_dtype)) {
+          p.kv_scale = std::ldexp(1.0f, *inRange(-8, 9));
+        }
+      }
+      if (limits.past_4gib_percent > 0 &&
+          *weighted_shrinking_element<bool>({{100 - static_cast<std::size_t>(limits.past_4gib_percent), false},
+                                             {static_cast<std::size_t>(limits.past_4gib_percent), true}})) {
+        // Past the first block whose rows all lie 2^32 bytes on, by up to a few blocks (the
+        // spare blocks above keep their count).
+        const int spare = p.num_blocks - blocks_needed(p);
+        p.first_block = first_block_past_4gib(p) + *inRange(0, 8);
+        p.num_blocks = p.first_block + blocks_needed(p) + spare;
+      }
       p = with_defaults(p);
       validate(p);  // a generator bug surfaces here, with the offending field named
       return p;

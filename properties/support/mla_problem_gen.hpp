@@ -30,6 +30,11 @@ struct MlaGenLimits {
   // Percent of cases that draw one rank of 128 heads (DeepSeek-V3 at TP1, the widest rank vLLM
   // runs), on top of the model and random head splits; 0 leaves the splits to chance (about 2%).
   int heads128_percent = 0;
+  // Percent of cases whose blocks are placed past 4 GiB of cache pool (first_block from
+  // first_block_past_4gib on: issue 13 item 2, UPSTREAM R4), so every row a kernel reads lies
+  // 2^32 bytes or more past the pool's base. The host holds only the blocks read, but the device
+  // allocates (and poisons) the whole pool, over 4 GiB: keep it rare in sweeps.
+  int past_4gib_percent = 0;
 };
 
 // Whether `p` lies in the shape domain MLA decode kernels take (MlaGenLimits::device_shapes_only).
@@ -37,12 +42,17 @@ bool device_shape(const MlaDecodeProblem& p);
 
 // Heads and TP from real models (DeepSeek-V3 128, Kimi-K2 64, DeepSeek-V2-Lite 16,
 // Mistral-Small-4 32, a 96-head model) and random splits; q_len 1..8 leaning on the non-powers of
-// two 3, 5, 6, 7, mixed within a batch; 1..max_batch requests; cache lengths from the kernels'
+// two 3, 5, 6, 7, mixed within a batch or (one batch in three) shared by every request; 1..max_batch
+// requests, one in eight a padded request (kv_len 0, never all of them); explicit split counts up to
+// 128, past short requests' tokens; cache lengths from the kernels'
 // geometry (see gen_kv_len) and, rarely, the 16k boundary; block sizes 1, 16, 64 and random 1..128;
 // (Lv, rope) of real models and random multiples of 16; every dtype combination validate()
-// accepts, or with device_shapes_only the 16-bit and fp8 ones kernels take. Batch and cache lengths grow with rapidcheck's size (its inRange draws from a range that
-// grows with it too) and shrink toward one request of a few tokens. The result has
-// with_defaults() applied and passes validate().
+// accepts, or with device_shapes_only the 16-bit and fp8 ones kernels take; random fills take the
+// uniform profile in half the cases and the shaped ones (sink, extreme: core/fill_profile.hpp) in a
+// quarter each, a shaped fp8 cache with a kv_scale of 2^-8..2^8; with past_4gib_percent,
+// blocks placed past 4 GiB of pool. Batch and cache lengths grow with
+// rapidcheck's size (its inRange draws from a range that grows with it too) and shrink toward one
+// request of a few tokens. The result has with_defaults() applied and passes validate().
 rc::Gen<MlaDecodeProblem> gen_mla_decode_problem(MlaGenLimits limits = {});
 
 // Counterexamples print as their repro string, ready for `mlacheck run --case`.

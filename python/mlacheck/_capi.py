@@ -24,6 +24,8 @@ PLAN_KINDS = {"default": 0, "scenarios": 1, "properties": 2}
 CASE_KINDS = {0: "mla_decode", 1: "kv_gather", 2: "oracle_self_check"}
 # mlacheck_lse_base
 LSE_BASES = {"natural": 0, "log2": 1}
+# Where a kernel rounds P (mlacheck_backend_v1.p_dtype codes; docs/tolerance.md)
+P_ROUNDINGS = {"undeclared": -1, "q_dtype": -2, "mma_input": -3, "f32": 0, "bf16": 1, "f16": 2}
 # mlacheck_path_hint
 PATH_HINTS = {0: "auto", 1: "persistent", 2: "split_kv"}
 
@@ -135,6 +137,7 @@ _SIGNATURES = {
     "mlacheck_outcome_free": [_P],
     "mlacheck_outcome_set_backend": [_P, _STR, _STR, _STR, _STR],
     "mlacheck_outcome_set_times": [_P, ctypes.c_double, ctypes.c_double],
+    "mlacheck_outcome_set_p_rounding": [_P, ctypes.c_int32],
     "mlacheck_outcome_set_skipped": [_P, _STR],
     "mlacheck_outcome_set_errored": [_P, _STR],
     "mlacheck_outcome_set_o": [_P, ctypes.POINTER(TensorRecord), _P],

@@ -113,6 +113,12 @@ class Outcome:
             _capi.cstr(path),
         )
 
+    def set_p_rounding(self, p_rounding: str) -> None:
+        """Where the backend's kernel rounds P: one of _capi.P_ROUNDINGS (docs/tolerance.md)."""
+        if p_rounding not in _capi.P_ROUNDINGS:
+            raise ValueError(f"p_rounding {p_rounding!r} is not one of {', '.join(_capi.P_ROUNDINGS)}")
+        _capi.call("mlacheck_outcome_set_p_rounding", self._pointer, _capi.P_ROUNDINGS[p_rounding])
+
     def set_times(self, device_ms: float, wall_ms: float) -> None:
         _capi.call("mlacheck_outcome_set_times", self._pointer, device_ms, wall_ms)
 
@@ -276,17 +282,21 @@ class Case:
         check_lse: bool = True,
         o_unwritten=None,
         lse_unwritten=None,
+        p_rounding: str = "undeclared",
     ) -> Verdict:
         """The verdict on what a backend produced. `o` is O (a torch tensor, a NumPy array or an
         mlacheck.Tensor, in o_dtype, any strides), or the StagedOutputs from empty_outputs() (whose
         guards and poison are checked too; `check_lse=False` when the backend writes no LSE).
         `lse` (f32, natural log unless lse_base="log2") is compared when given. `o_unwritten` and
         `lse_unwritten` (boolean masks of the outputs' shapes) flag elements the backend knows it
-        never wrote, beside those still holding the poison. A wrong dtype or shape raises
+        never wrote, beside those still holding the poison. `p_rounding` declares where the kernel
+        rounds P ("undeclared", "f32", "bf16", "f16", "q_dtype", "mma_input"; docs/tolerance.md):
+        declared, the tight rule and the kernel-faithful oracle judge. A wrong dtype or shape raises
         TypeError / MlacheckError naming what was given and what the problem needs."""
         outcome = Outcome(self)
         outcome.set_backend(backend, version, device, path)
         outcome.set_times(0.0, wall_ms)
+        outcome.set_p_rounding(p_rounding)
         if isinstance(o, StagedOutputs):
             if o_unwritten is not None or lse_unwritten is not None:
                 raise ValueError("staged outputs carry their own unwritten flags (the poison); pass no masks")

@@ -19,6 +19,10 @@ def attend(inputs):
     o = np.empty((p.total_q_tokens, p.heads, p.kv_lora_rank))
     lse = np.empty((p.total_q_tokens, p.heads))
     for r, kv_len in enumerate(inputs.kv_lens.codes):
+        if kv_len == 0:  # a padded request (its table row is -1): the identity, O 0 and LSE -inf
+            o[qo[r] : qo[r + 1]] = 0.0
+            lse[qo[r] : qo[r + 1]] = -np.inf
+            continue
         blocks = table[r, : (kv_len + p.block_size - 1) // p.block_size]
         keys = cache[blocks].reshape(-1, p.lk)[:kv_len]
         rows = q[qo[r] : qo[r + 1]]

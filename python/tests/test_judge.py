@@ -24,7 +24,7 @@ def test_correct_outputs_pass_with_the_derived_bounds(bf16_case):
     assert set(v.tensors) == {"O", "LSE"}
     t = v.tensors["O"]
     assert t.total == 5 * 16 * 64 and t.mismatches == 0 and t.unwritten == 0
-    assert t.tol_abs > 0 and t.tol_rel == pytest.approx(2 * 2.0**-8) and t.tol_rule.startswith("O: |a-e|<=")
+    assert t.tol_abs > 0 and t.tol_rel == pytest.approx(2 * 2.0**-8) and t.tol_rule.startswith("O(tight): |a-e|<=")
     assert (v.id, v.op, v.repro) == ("bf16-mtp", "mla_decode", bf16_case.repro)
     assert (v.backend, v.device, v.path, v.canaries) == ("mine", "cpu", "split", "n/a")
     assert v.reference_ms >= 0 and v.wall_ms >= v.reference_ms
@@ -164,3 +164,23 @@ def test_unwritten_masks_add_to_the_poison(bf16_case):
     assert v.tensors["O"].unwritten == 3 and v.tensors["LSE"].unwritten == 5
     with pytest.raises(TypeError, match=r"O unwritten mask: shape \[5, 16\], the problem needs \[5, 16, 64\]"):
         bf16_case.judge(o, o_unwritten=np.zeros((5, 16)))
+
+
+def test_a_declared_rounding_point_judges_with_the_kernel_faithful_oracle(bf16_case):
+    # P kept in f32: nothing rounds P, so a correct kernel's O differs from the oracle's O only by
+    # fp32 accumulation order and the O rounding the oracle now applies too; the declared bounds
+    # are tighter than the undeclared ones, which allow for P rounded to bf16.
+    o, lse = exact_outputs(bf16_case)
+    undeclared = bf16_case.judge(o, lse)
+    declared = bf16_case.judge(o, lse, p_rounding="f32")
+    assert undeclared.state == declared.state == "PASSED"
+    assert "P fp32" in declared.tensors["O"].tol_rule
+    assert declared.tensors["O"].tol_rms < undeclared.tensors["O"].tol_rms
+    assert declared.tensors["LSE"].tol_abs < undeclared.tensors["LSE"].tol_abs
+    assert "oracle O rounded to o_dtype" in declared.tensors["O"].tol_rule
+
+
+def test_an_unknown_rounding_point_is_refused(bf16_case):
+    o, lse = exact_outputs(bf16_case)
+    with pytest.raises(ValueError, match="p_rounding 'fp8'"):
+        bf16_case.judge(o, lse, p_rounding="fp8")

@@ -19,7 +19,7 @@ def test_default_plan_is_what_mlacheck_run_runs():
     plan = mlacheck.plan("default")
     counts = kinds(plan)
     # oracle self-checks, scenarios, the default sweeps and 64 property cases
-    assert counts["oracle_self_check"] == 5
+    assert counts["oracle_self_check"] == 7  # five model shapes and the two shaped fill profiles
     assert counts["mla_decode"] > 48 and counts["kv_gather"] > 12
     ids = [case.id for case in plan]
     assert len(set(ids)) == len(ids)

@@ -73,9 +73,9 @@ std::vector<std::string> section_ids(const std::vector<test::Tag>& tags) {
 TEST(HtmlReport, HasTheExpectedSectionsInOrder) {
   const auto tags = scan_tags(html_of(a_run()));
   EXPECT_EQ(section_ids(tags), (std::vector<std::string>{"summary", "worst-cases", "categories", "error-vs-kv-len",
-                                                          "error-histogram", "coverage", "all-cases"}));
+                                                          "error-histogram", "bound-used", "coverage", "all-cases"}));
   const auto with_kill = scan_tags(html_of(a_run(), a_kill_matrix()));
-  EXPECT_EQ(section_ids(with_kill)[6], "kill-matrix");
+  EXPECT_EQ(section_ids(with_kill)[7], "kill-matrix");
 }
 
 TEST(HtmlReport, TablesHoldOneRowPerThing) {
@@ -157,7 +157,7 @@ TEST(HtmlReport, EscapesCaseText) {
 
 TEST(HtmlReport, AnEmptyRunStillRendersEverySection) {
   const auto tags = scan_tags(html_of({}));
-  EXPECT_EQ(section_ids(tags).size(), 7u);
+  EXPECT_EQ(section_ids(tags).size(), 8u);
   EXPECT_EQ(count_named(tags_in_section(tags, "all-cases"), "tr"), 1u);
   EXPECT_EQ(count_named(tags_in_section(tags, "error-vs-kv-len"), "svg"), 0u);
 }
@@ -193,6 +193,46 @@ TEST(HtmlReport, FacetsComeFromTheRepro) {
 
 TEST(HtmlReport, UnwritablePathIsAClearError) {
   EXPECT_THROW(write_html_file("/nonexistent-folder/report.html", a_run(), {}), ReportError);
+}
+
+}  // namespace
+}  // namespace mlacheck
+
+namespace mlacheck {
+namespace {
+
+TEST(HtmlReport, BoundUsedHistogramCountsPassedCasesPerHalfDecade) {
+  // O's tol_rms is 1e-2 (sample_rows.hpp), so an rms_rel_err of e uses e/1e-2 of it; LSE's is e/4.
+  std::vector<CaseResult> rows;
+  for (double e : {0.0, 5e-7, 2e-6, 5e-6, 5e-6, 9.9e-3}) {
+    rows.push_back(test::mla_row("p" + std::to_string(rows.size()), ResultState::passed, 17, DType::bf16, "split_kv", e));
+  }
+  rows.push_back(test::mla_row("bad", ResultState::failed, 17, DType::bf16, "split_kv", 0.5));  // not correct
+  rows.push_back(test::mla_row("skip", ResultState::skipped, 17, DType::bf16, "split_kv", 0.0));
+  const BoundUsedHistogram h = bound_used_histogram(rows);
+  EXPECT_EQ(h.bins, (std::vector<std::string>{"0", "<1e-4", "1e-4", "3e-4", "1e-3", "3e-3", "1e-2", "3e-2", "1e-1",
+                                              "3e-1"}));
+  ASSERT_EQ(h.tensors.size(), 2u);
+  EXPECT_EQ(h.tensors[0].first, "O rms");
+  EXPECT_EQ(h.tensors[0].second, (std::vector<double>{1, 1, 1, 2, 0, 0, 0, 0, 0, 1}));
+  EXPECT_EQ(h.tensors[1].first, "LSE rms");  // ratios 0, 1.25e-5, 5e-5, 1.25e-4 twice, 0.2475
+  EXPECT_EQ(h.tensors[1].second, (std::vector<double>{1, 2, 2, 0, 0, 0, 0, 0, 1, 0}));
+
+  // The run's one-line summary: the worst tensor of each of the 6 passed rows (O: 0, 5e-5, 2e-4,
+  // 5e-4, 5e-4, 0.99).
+  const BoundUsedSummary summary = bound_used_summary(rows);
+  EXPECT_EQ(summary.cases, 6u);
+  EXPECT_DOUBLE_EQ(summary.median, 2e-6 / 1e-2);
+  EXPECT_DOUBLE_EQ(summary.p90, 9.9e-3 / 1e-2);
+  EXPECT_DOUBLE_EQ(summary.max, 9.9e-3 / 1e-2);
+
+  // The section draws one bar per non-empty (tensor, bin) pair of the passed cases.
+  std::ostringstream out;
+  write_html(out, rows, {});
+  const auto tags = test::scan_tags(out.str());
+  const auto section = test::tags_in_section(tags, "bound-used");
+  EXPECT_EQ(test::count_named(section, "svg"), 1u);
+  EXPECT_GE(test::count_named(section, "rect"), 5u + 4u);
 }
 
 }  // namespace

@@ -15,10 +15,10 @@ namespace {
 
 const std::string kHeader =
     "id,upstream,reference,model,title,op,fault,caught_by,heads,tp,lv,rope,kv_lens,q_lens,block_size,q_dtype,kv_dtype,"
-    "o_dtype,path,layout,interleaved,kv_heads,head_size,seed,note\n";
+    "kv_scale,o_dtype,path,layout,interleaved,kv_heads,head_size,seed,note,first_block\n";
 const std::string kGoodRow =
-    "ok,S4,ref,DeepSeek-V3,title,mla_decode,non-pow2-qlen-rows-collapse,comparison,128,8,512,64,\"100,200\",\"3,5\",16,,,,"
-    "split_kv,,,,,1,note\n";
+    "ok,S4,ref,DeepSeek-V3,title,mla_decode,non-pow2-qlen-rows-collapse,comparison,128,8,512,64,\"100,200\",\"3,5\",16,,,,,"
+    "split_kv,,,,,1,note,\n";
 
 // The TableError that loading `text` (written to a file) throws; fails the test if none.
 TableError load_error(const std::string& text) {
@@ -50,8 +50,30 @@ TEST(ShippedScenarioTable, LoadsWithEveryUpstreamBugAndFault) {
     bugs.insert(s.upstream);
     faults.insert(s.fault);
   }
-  EXPECT_EQ(bugs, (std::set<std::string>{"S1", "S2", "S3", "S4", "S5", "S6", "S7"}));
+  for (const char* bug : {"S1", "S2", "S3", "S4", "S5", "S6", "S7", "R1", "R2", "R6", "R7", "R8", "R9", "R10", "R11", "R12", "R4"}) {
+    EXPECT_EQ(bugs.count(bug), 1u) << bug << " has no scenario";
+  }
   EXPECT_EQ(faults.size(), std::size(kAllFaults)) << "every fault has a scenario that reproduces it";
+  // R4 shows only where every row read lies past 4 GiB of pool (docs/faults.md).
+  for (const Scenario& s : scenarios) {
+    if (s.fault != Fault::cache_offset_32bit) continue;
+    const auto& p = std::get<MlaDecodeProblem>(s.problem);
+    EXPECT_TRUE(cache_rows_past_4gib(p)) << s.id;
+    EXPECT_GT(cache_pool_bytes(p), std::int64_t{1} << 32) << s.id;
+  }
+}
+
+TEST(ScenarioTable, FirstBlockPlacesTheRequestsBlocks) {
+  std::string row = kGoodRow;
+  row.replace(row.size() - 1, 0, "116600");
+  const TempTable file(kHeader + row);
+  const auto scenarios = load_scenarios(file.path());
+  const auto& p = std::get<MlaDecodeProblem>(scenarios.at(0).problem);
+  EXPECT_EQ(p.first_block, 116600);
+  EXPECT_EQ(p.num_blocks, 116600 + blocks_needed(p));
+  row = kGoodRow;
+  row.replace(row.size() - 1, 0, "-1");
+  expect_error(kHeader + row, 2, "first_block", "'-1'");
 }
 
 TEST(GoodScenarioTable, ConvertsEveryColumn) {
@@ -74,6 +96,7 @@ TEST(GoodScenarioTable, ConvertsEveryColumn) {
   EXPECT_EQ(p.kv_lens, (std::vector<int>{1000, 1000, 7}));
   EXPECT_EQ(p.q_lens, (std::vector<int>{6, 6, 6}));
   EXPECT_EQ(p.kv_dtype, DType::fp8_e4m3fn);
+  EXPECT_EQ(p.kv_scale, 0.0625f);
   EXPECT_EQ(p.o_dtype, DType::f16);
   EXPECT_EQ(p.path, DecodePath::split_kv);
   EXPECT_EQ(p.seed, 8u);
@@ -154,6 +177,9 @@ TEST(MalformedScenarioTable, CellThatDoesNotParse) {
   row.replace(row.find("\"100,200\""), 9, "\"100,2*0\"");
   expect_error(kHeader + row, 2, "kv_lens", "item '2*0'");
   row = kGoodRow;
+  row.replace(row.find(",,,split_kv"), 11, ",0.5x,,split_kv");
+  expect_error(kHeader + row, 2, "kv_scale", "'0.5x' is not a number");
+  row = kGoodRow;
   row.replace(row.find("split_kv"), 8, "fast");
   expect_error(kHeader + row, 2, "path", "'fast' is not one of auto, persistent, split_kv");
 }
@@ -162,6 +188,9 @@ TEST(MalformedScenarioTable, UnknownFaultOrOp) {
   std::string row = kGoodRow;
   row.replace(row.find("non-pow2-qlen-rows-collapse"), 27, "rows-collapse");
   expect_error(kHeader + row, 2, "fault", "'rows-collapse' is not a fault");
+  row = kGoodRow;
+  row.replace(row.find("non-pow2-qlen-rows-collapse"), 27, "precision-lse-bf16");
+  expect_error(kHeader + row, 2, "fault", "'precision-lse-bf16' is not an upstream fault");
   row = kGoodRow;
   row.replace(row.find("mla_decode"), 10, "mha");
   expect_error(kHeader + row, 2, "op", "'mha' is not one of mla_decode, kv_gather");
@@ -186,6 +215,10 @@ TEST(MalformedScenarioTable, ColumnOfTheOtherOp) {
   std::string row = kGoodRow;
   row.replace(row.find("split_kv,,"), 10, "split_kv,nhd,");
   expect_error(kHeader + row, 2, "layout", "op mla_decode has no such field");
+  const std::string gather =
+      "g,S7,ref,Qwen3.5,title,kv_gather,shuffle-gather-ignores-strides,comparison,,,,,\"100\",,32,,bf16,,,,shuffle,1,2,"
+      "256,1,note,5\n";
+  expect_error(kHeader + gather, 2, "first_block", "op kv_gather has no such field");
 }
 
 TEST(MalformedScenarioTable, ProblemThatValidateRefusesNamesItsColumn) {
@@ -195,6 +228,9 @@ TEST(MalformedScenarioTable, ProblemThatValidateRefusesNamesItsColumn) {
   row = kGoodRow;
   row.replace(row.find("\"3,5\""), 5, "\"3,500\"");  // more query tokens than cached ones
   expect_error(kHeader + row, 2, "q_lens", "invalid mla_decode problem: q=");
+  row = kGoodRow;
+  row.replace(row.find(",,,split_kv"), 11, ",0.5,,split_kv");  // a scale for a bf16 cache
+  expect_error(kHeader + row, 2, "kv_scale", "invalid mla_decode problem: kv_scale=0.5");
   row = kGoodRow;
   row.replace(0, 2, "a b");
   expect_error(kHeader + row, 2, "id", "invalid mla_decode problem: name=");

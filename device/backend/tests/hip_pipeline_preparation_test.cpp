@@ -89,6 +89,31 @@ TEST(HipPipelinePreparation, TheQoIndptrFaultUploadsItsOwnArange) {
   EXPECT_EQ(contents<std::int32_t>(*arange), (std::vector<std::int32_t>{0, 1, 2, 3}));
 }
 
+TEST(HipPipelinePreparation, TheFoldedDispatchUploadsOneTokenPerRequest) {
+  // Fault tokens-folded-into-heads (R9): 16 heads at q_len 8 run as one token of 128 heads per
+  // request, on partial buffers of the same rows; the clean session uploads nothing of its own.
+  MlaDecodeProblem p = split_kv_problem(16);
+  p.kv_lens = {300, 17, 64};
+  p.q_lens = {8, 8, 8};
+  p = with_defaults(p);
+  GuardedBufferSet clean_set(StagingMemory::host);
+  GuardedIntermediates clean_scratch(clean_set);
+  const MlaDecodeSession clean(p, StagedMlaTensors{}, clean_scratch, h100_like(), nullptr, {});
+  EXPECT_EQ(clean_set.find("qo_indptr_folded"), nullptr);
+
+  GuardedBufferSet set(StagingMemory::host);
+  GuardedIntermediates scratch(set);
+  const MlaDecodeSession session(p, StagedMlaTensors{}, scratch, h100_like(), nullptr,
+                                 {Fault::tokens_folded_into_heads});
+  const GuardedBuffer* folded = set.find("qo_indptr_folded");
+  ASSERT_NE(folded, nullptr) << "the folded step must read one query token per request";
+  EXPECT_EQ(contents<std::int32_t>(*folded), (std::vector<std::int32_t>{0, 1, 2, 3}));
+  const std::size_t splits_clean = static_cast<std::size_t>(clean.work_count());
+  const std::size_t splits = static_cast<std::size_t>(session.work_count());
+  EXPECT_EQ(set.find("partial_lse")->bytes() / splits, clean_set.find("partial_lse")->bytes() / splits_clean)
+      << "24 tokens x 16 heads and 3 tokens x 128 heads are the same rows";
+}
+
 TEST(HipPipelinePreparation, TheMeasuredWorkspaceIsExactlyWhatARunCarves) {
   for (int heads : {8, 16, 128}) {
     SCOPED_TRACE(heads);

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "core/mla_problem.hpp"
 
 namespace mlacheck::kernels {
@@ -113,6 +115,34 @@ TEST(SplitKvPlan, ShapeCarriesPaddedHeadsAndScales) {
   EXPECT_EQ(s.kv_scale, 0.25f);
   EXPECT_EQ(s.num_splits, 7);
   EXPECT_EQ(split_kv_unsupported(s), std::nullopt);
+}
+
+TEST(SplitKvPlan, SplitRangesTileTheRequestAndThoseBeyondItsTokensAreEmpty) {
+  for (int kv_len : {0, 1, 9, 15, 16, 17, 40, 4096, 4097}) {
+    for (int splits : {1, 2, 3, 16, 64, 4096}) {
+      SCOPED_TRACE("kv_len " + std::to_string(kv_len) + ", " + std::to_string(splits) + " splits");
+      std::int64_t reached = 0;
+      int non_empty = 0;
+      for (int s = 0; s < splits; ++s) {
+        const KvRange r = split_kv_range(kv_len, splits, s);
+        if (r.end <= r.begin) {
+          EXPECT_GE(r.begin, kv_len) << "split " << s << ": an empty split before the request's end";
+          continue;
+        }
+        EXPECT_EQ(r.begin, reached) << "split " << s;
+        EXPECT_EQ(r.begin % kKvTile, 0) << "split " << s;
+        reached = r.end;
+        ++non_empty;
+      }
+      EXPECT_EQ(reached, kv_len);
+      // A split holds at least one kv tile, so the splits past the request's tiles are empty.
+      EXPECT_LE(non_empty, (kv_len + kKvTile - 1) / kKvTile);
+    }
+  }
+  // A padded request owns only empty splits; 9 tokens in 16 splits fill the first alone.
+  EXPECT_EQ(split_kv_range(0, 8, 0).end, 0);
+  EXPECT_EQ(split_kv_range(9, 16, 0).end, 9);
+  EXPECT_LE(split_kv_range(9, 16, 1).end, split_kv_range(9, 16, 1).begin);
 }
 
 TEST(SplitKvPlan, WorkspaceHoldsOnePartialPerRowAndSplit) {

@@ -88,6 +88,7 @@ TEST(LengthsToIndptrChecks, RefusesNegativeCountsAndMissingBuffers) {
   expect_refused([&] { check_lengths_to_indptr(ints, -1, ints); }, "count");
   expect_refused([&] { check_lengths_to_indptr(nullptr, 3, ints); }, "lengths is null");
   expect_refused([&] { check_lengths_to_indptr(ints, 3, nullptr); }, "indptr is null");
+  expect_refused([&] { check_lengths_to_indptr(ints, 3, ints, 0); }, "unit");
   EXPECT_NO_THROW(check_lengths_to_indptr(nullptr, 0, ints));  // nothing to read
 }
 

@@ -39,18 +39,18 @@ void poison(DeviceBuffer& buffer, DType t) {
 
 }  // namespace
 
-IndptrRun run_lengths_to_indptr(std::span<const std::int32_t> lengths) {
+IndptrRun run_lengths_to_indptr(std::span<const std::int32_t> lengths, int unit) {
   const Stream stream;
   const DeviceBuffer d_lengths = DeviceBuffer::from_host("lengths", lengths);
   DeviceBuffer d_indptr("indptr", (lengths.size() + 1) * sizeof(std::int32_t));
   d_indptr.poison(kPoison32);
   launch_lengths_to_indptr(d_lengths.as<std::int32_t>(), static_cast<int>(lengths.size()), d_indptr.as<std::int32_t>(),
-                           stream.get());
+                           stream.get(), unit);
   stream.synchronize();
   return {d_indptr.download<std::int32_t>(), verify_canaries({&d_lengths, &d_indptr})};
 }
 
-ExpandRun run_expand_page_indices(const MlaDecodeProblem& p, const MlaDecodeInputs& in) {
+ExpandRun run_expand_page_indices(const MlaDecodeProblem& p, const MlaDecodeInputs& in, KvIndexForm form) {
   const Stream stream;
   const std::vector<std::int32_t> kv_lens(p.kv_lens.begin(), p.kv_lens.end());
   const DeviceBuffer d_table = DeviceBuffer::from_host("block_table", std::span(in.block_table));
@@ -61,7 +61,7 @@ ExpandRun run_expand_page_indices(const MlaDecodeProblem& p, const MlaDecodeInpu
   d_indices.poison(kPoison32);
   const PageIndexBuffers buffers{d_table.as<std::int32_t>(), in.block_table_stride, d_lens.as<std::int32_t>(),
                                  d_indptr.as<std::int32_t>(), d_indices.as<std::int32_t>()};
-  launch_expand_page_indices(p, buffers, stream.get());
+  launch_expand_page_indices(p, buffers, stream.get(), {}, form);
   stream.synchronize();
   return {d_indptr.download<std::int32_t>(), d_indices.download<std::int32_t>(),
           verify_canaries({&d_table, &d_lens, &d_indptr, &d_indices})};

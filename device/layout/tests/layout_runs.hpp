@@ -11,6 +11,7 @@
 #include "core/gather_inputs.hpp"
 #include "core/mla_inputs.hpp"
 #include "device/layout/kv_gather.hpp"
+#include "device/layout/page_indices.hpp"
 #include "device/platform/canary_report.hpp"
 
 namespace mlacheck::layout::test {
@@ -19,14 +20,16 @@ struct IndptrRun {
   std::vector<std::int32_t> indptr;
   CanaryReport canaries;
 };
-IndptrRun run_lengths_to_indptr(std::span<const std::int32_t> lengths);
+IndptrRun run_lengths_to_indptr(std::span<const std::int32_t> lengths, int unit = 1);
 
 struct ExpandRun {
   std::vector<std::int32_t> kv_indptr;
   std::vector<std::int32_t> kv_indices;
   CanaryReport canaries;
 };
-ExpandRun run_expand_page_indices(const MlaDecodeProblem& p, const MlaDecodeInputs& in);
+// kv_indices is sized for the token form whatever `form`, as the pipeline sizes it.
+ExpandRun run_expand_page_indices(const MlaDecodeProblem& p, const MlaDecodeInputs& in,
+                                  KvIndexForm form = KvIndexForm::tokens);
 
 enum class HeadCopy { pad_q, unpad_o, unpad_lse };
 struct HeadCopyRun {

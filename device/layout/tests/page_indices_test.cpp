@@ -72,11 +72,37 @@ TEST_F(ExpandPageIndicesBatch, ManyRequestsAcrossScanChunks) {
   expect_expansion_matches(expansion_problem(16, kv_lens));
 }
 
+// Padded requests (kv_len 0, table rows all -1) between real ones: no slot for them, nothing of
+// their rows read, and the prefix sums step over them.
+TEST_F(ExpandPageIndicesBatch, PaddedRequestsTakeNoSlots) {
+  expect_expansion_matches(expansion_problem(16, {0, 17, 0, 0, 1000, 0}));
+  expect_expansion_matches(expansion_problem(1, {5, 0}));
+}
+
 // More requests than a grid has rows (65535): the last ones come from the kernel's request loop.
 TEST_F(ExpandPageIndicesBatch, MoreRequestsThanGridRows) {
   std::vector<int> kv_lens(65536);
   for (std::size_t i = 0; i < kv_lens.size(); ++i) kv_lens[i] = static_cast<int>(i % 3) + 1;
   expect_expansion_matches(expansion_problem(2, kv_lens));
+}
+
+// The page form (fault kernel-ignores-page-size, UPSTREAM R8): page counts and one block id per
+// page against the host twin; the token-sized kv_indices keeps its poison past the pages.
+TEST_P(ExpandPageIndices, PageFormMatchesHostTwin) {
+  const MlaDecodeProblem p = expansion_problem(GetParam(), kKvLens);
+  const MlaDecodeInputs in = make_inputs(p);
+  const PageIndices expected = page_form_indices(p, in);
+  const ExpandRun run = run_expand_page_indices(p, in, KvIndexForm::pages);
+  EXPECT_TRUE(bitwise_equal(std::span<const std::int32_t>(expected.kv_indptr),
+                            std::span<const std::int32_t>(run.kv_indptr),
+                            [](std::size_t i) { return "kv_indptr[" + std::to_string(i) + "]"; }));
+  const std::span<const std::int32_t> written(run.kv_indices.data(), expected.kv_indices.size());
+  EXPECT_TRUE(bitwise_equal(std::span<const std::int32_t>(expected.kv_indices), written,
+                            [](std::size_t i) { return "kv_indices[" + std::to_string(i) + "]"; }));
+  for (std::size_t i = expected.kv_indices.size(); i < run.kv_indices.size(); ++i) {
+    ASSERT_EQ(static_cast<std::uint32_t>(run.kv_indices[i]), 0x7FFFFFFFu) << "kv_indices[" << i << "] written";
+  }
+  EXPECT_TRUE(run.canaries.intact()) << run.canaries.describe();
 }
 
 class LengthsToIndptr : public OnDevice<testing::TestWithParam<int>> {};
@@ -87,6 +113,18 @@ TEST_P(LengthsToIndptr, MatchesHostPrefixSums) {
   std::vector<std::int32_t> expected(lengths.size() + 1, 0);
   std::inclusive_scan(lengths.begin(), lengths.end(), expected.begin() + 1);
   const IndptrRun run = run_lengths_to_indptr(lengths);
+  EXPECT_TRUE(bitwise_equal(std::span<const std::int32_t>(expected), std::span<const std::int32_t>(run.indptr),
+                            [](std::size_t i) { return "indptr[" + std::to_string(i) + "]"; }));
+  EXPECT_TRUE(run.canaries.intact()) << run.canaries.describe();
+}
+
+TEST_P(LengthsToIndptr, CountsPagesOfAUnit) {
+  constexpr int kUnit = 16;
+  std::vector<std::int32_t> lengths(static_cast<std::size_t>(GetParam()));
+  for (std::size_t i = 0; i < lengths.size(); ++i) lengths[i] = static_cast<std::int32_t>(i * 7919 % 4097);
+  std::vector<std::int32_t> expected(lengths.size() + 1, 0);
+  for (std::size_t i = 0; i < lengths.size(); ++i) expected[i + 1] = expected[i] + (lengths[i] + kUnit - 1) / kUnit;
+  const IndptrRun run = run_lengths_to_indptr(lengths, kUnit);
   EXPECT_TRUE(bitwise_equal(std::span<const std::int32_t>(expected), std::span<const std::int32_t>(run.indptr),
                             [](std::size_t i) { return "indptr[" + std::to_string(i) + "]"; }));
   EXPECT_TRUE(run.canaries.intact()) << run.canaries.describe();

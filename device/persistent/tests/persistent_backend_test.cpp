@@ -117,6 +117,12 @@ TEST_F(PersistentBackendTest, QLenUpToSixteen) {
   expect_passed(persistent(kKimiTp8, {16, 100, 2000, 11, 600}, {16, 9, 11, 11, 13}));
 }
 
+TEST_F(PersistentBackendTest, PaddedRequestsThroughTheWholePipeline) {
+  // Staged table rows of -1, head padding and the persistent plan together (Kimi-K2 at TP8).
+  expect_passed(persistent(kKimiTp8, {0, 900, 0, 2048}, {4, 4, 4, 4}));
+  expect_passed(persistent(kDeepSeekV3Tp8, {1500, 700, 0, 0}, {1, 1, 1, 1}));
+}
+
 TEST_F(PersistentBackendTest, BlockSizes) {
   for (int block_size : {1, 7, 16, 64}) {
     MlaDecodeProblem p = persistent(kMistralSmall4, {1000, 33, 2, 17}, {1, 2, 2, 3});

@@ -102,6 +102,16 @@ TEST_F(PersistentKernelTest, HeadCountsChangeTheQTile) {
   for (int heads : {8, 32, 128, 256}) expect_matches_oracle(problem(heads, {2000, 9}, {3, 2}), 40);
 }
 
+TEST_F(PersistentKernelTest, PaddedRequestsRunTheirEmptyItems) {
+  // kv_len 0 requests (CUDA-graph padding), one with 12 query rows (two q tiles at 16 heads): each
+  // tile is one item with no kv, whose rows the kernel writes as O 0, LSE -inf; on 1 list beside
+  // whole items, on 40 beside a split request.
+  const MlaDecodeProblem p = problem(16, {0, 3000, 0, 17, 0}, {1, 4, 12, 1, 2});
+  EXPECT_EQ(expect_matches_oracle(p, 1).split_tiles, 0);
+  EXPECT_GT(expect_matches_oracle(p, 40).split_tiles, 0);
+  expect_matches_oracle(problem(128, {0, 700}, {2, 1}), 8);  // q tiles of one token
+}
+
 TEST_F(PersistentKernelTest, ValueAndRopeWidths) {
   // The persistent kernel's own instances of the row widths: rows of 16-bit Lk with
   // Lk % 8 != 0 (rope 1, 5, 33) and fp8 rows with Lk % 16 != 0 (rope 8) take the element-wise

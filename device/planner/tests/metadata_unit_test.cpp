@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <utility>
 
 #include "device/planner/plan_inputs.hpp"
@@ -104,8 +106,57 @@ TEST(BuildMetadata, RefusesKvShorterThanTheQuery) {
   } catch (const InvalidPlanInput& e) {
     EXPECT_STREQ(e.what(),
                  "persistent planner: request 1: kv_len=3 < q_len=4 (kv_indptr[1]=10, kv_indptr[2]=13); the query "
-                 "tokens are part of the cache");
+                 "tokens are part of the cache (only a padded request, kv_len 0, has none)");
   }
+}
+
+TEST(BuildMetadata, PaddedRequestsGetOneEmptyItemPerQTile) {
+  // 16 heads: q tiles of 8 rows. Request 0 is padded (q_len 1), request 2 padded with q_len 12 (two
+  // tiles); each tile is an unsplit item with no kv at its request's start, which the kernel runs
+  // as rows that saw nothing (O 0, LSE -inf). total = 16 + (7 + 16) + 16 + 16 = 71; cap 71 + 16 = 87.
+  const Planned p = plan_of({1, 1, 12}, {0, 100, 0}, 16, 1);
+  EXPECT_EQ(p.header, (MetadataHeader{16, 8, 1, 4, 0, 0, 0, 87}));
+  EXPECT_EQ(items_of(p.buffers, p.header), (std::vector<WorkItem>{{0, -1, 0, 1, 0, 0, 0, 0},
+                                                                  {1, -1, 1, 2, 0, 100, 0, 0},
+                                                                  {2, -1, 2, 10, 100, 100, 0, 0},
+                                                                  {2, -1, 10, 14, 100, 100, 0, 0}}));
+  EXPECT_TRUE(p.walk.clean()) << p.walk.summary();
+}
+
+TEST(BuildMetadata, PaddedRequestsNeverSplitAndFitTheBound) {
+  // Many padded requests beside one long one on few CUs: the empty items cost their overhead and
+  // are packed with the rest, the long request still splits, and metadata_info's sizes hold.
+  std::vector<int> q_lens(64, 1), kv_lens(64, 0);
+  kv_lens[5] = 16384;
+  q_lens[9] = 4;
+  const Planned p = plan_of(q_lens, kv_lens, 16, 4);
+  EXPECT_TRUE(p.walk.clean()) << p.walk.summary();
+  EXPECT_EQ(p.walk.split_tiles, 1);
+  for (const WorkItem& it : items_of(p.buffers, p.header)) {
+    if (it.batch != 5) {
+      EXPECT_EQ(it.kv_start, it.kv_end) << "request " << it.batch;
+    }
+  }
+}
+
+TEST(PlanWalk, FindsAPaddedRequestWithoutAnItem) {
+  // The walk's coverage rule holds for rows that see nothing: such a row still needs its one item.
+  Planned p = plan_of({1, 1}, {40, 0}, 16, 1);
+  ASSERT_TRUE(p.walk.clean()) << p.walk.summary();
+  const std::vector<std::int32_t> qo{0, 1, 2};
+  const std::vector<std::int32_t> kv{0, 40, 40};
+  // Drop the padded request's item, the last one: one item fewer in work_indptr and the header.
+  p.buffers.work_indptr[1] = 1;
+  std::array<std::int32_t, kHeaderInts> words{};
+  std::copy_n(p.buffers.work_meta_data.begin(), kHeaderInts, words.begin());
+  auto header = std::bit_cast<MetadataHeader>(words);
+  header.work_items = 1;
+  words = std::bit_cast<std::array<std::int32_t, kHeaderInts>>(header);
+  std::copy(words.begin(), words.end(), p.buffers.work_meta_data.begin());
+  const PlanWalk w = walk_plan(view(std::as_const(p.buffers)), qo, kv, 16);
+  ASSERT_FALSE(w.coverage.empty());
+  EXPECT_NE(w.coverage[0].find("request 1 query row 1: covered by items of no q tile"), std::string::npos)
+      << w.summary();
 }
 
 TEST(MetadataInfo, ShapesFollowTheDerivedBounds) {

@@ -36,14 +36,16 @@ RC_GTEST_PROP(PlannerProperty, CoversEveryVisibleKvPositionExactlyOnce, ()) {
   log_defects(p);
   RC_ASSERT(p.walk.structure.empty());
   RC_ASSERT(p.walk.coverage.empty());
-  // Counted from the causal rule alone: row t of a request sees kv_len - q_len + t + 1 positions.
+  // Counted from the causal rule alone: row t of a request sees kv_len - q_len + t + 1 positions,
+  // none for a padded request.
   std::int64_t visible = 0;
   for (std::size_t b = 0; b < c.q_lens.size(); ++b) {
-    for (int t = 0; t < c.q_lens[b]; ++t) visible += c.kv_lens[b] - c.q_lens[b] + t + 1;
+    for (int t = 0; t < c.q_lens[b]; ++t) visible += std::max(0, c.kv_lens[b] - c.q_lens[b] + t + 1);
   }
   RC_ASSERT(p.walk.covered == visible * ((c.padded_heads + kHeadTile - 1) / kHeadTile));
   RC_CLASSIFY(p.walk.split_tiles > 0, "some q tile split");
   RC_CLASSIFY(p.walk.empty_partial_rows > 0, "a partial row sees none of its item's kv");
+  RC_CLASSIFY(std::find(c.kv_lens.begin(), c.kv_lens.end(), 0) != c.kv_lens.end(), "a padded request");
 }
 
 RC_GTEST_PROP(PlannerProperty, PartialRowsNeverCollide, ()) {

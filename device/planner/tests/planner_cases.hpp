@@ -21,7 +21,7 @@ struct PlannerCase {
   int max_batch = 1;
   int max_q_len = 1;
   std::vector<int> q_lens;   // within max_q_len
-  std::vector<int> kv_lens;  // >= q_len, <= 16384
+  std::vector<int> kv_lens;  // >= q_len or 0 (a padded request), <= 16384
 
   MetadataInfo info() const { return metadata_info(max_batch, max_q_len, padded_heads, num_cus); }
   std::vector<std::int32_t> qo_indptr() const;
@@ -59,9 +59,11 @@ inline rc::Gen<int> gen_padded_heads() {
   return rc::gen::weightedOneOf<int>({{6, rc::gen::element(16, 32, 48, 64, 128, 256)}, {1, rc::gen::inRange(1, 300)}});
 }
 
+// Now and then 0: a padded request (CUDA-graph padding), whatever its q_len.
 inline rc::Gen<int> gen_kv_len(int q_len) {
   return rc::gen::weightedOneOf<int>(
-      {{3, rc::gen::inRange(q_len, 16385)},
+      {{1, rc::gen::just(0)},
+       {3, rc::gen::inRange(q_len, 16385)},
        {2, rc::gen::inRange(q_len, q_len + 80)},
        {2, rc::gen::map(rc::gen::element(1, 15, 16, 17, 31, 32, 33, 255, 256, 257, 4096, 16383, 16384),
                         [q_len](int kv) { return std::max(kv, q_len); })}});

@@ -65,8 +65,9 @@ RC_GTEST_PROP(PlannerProperty, RefusesBadInputWithAClearError, ()) {
   };
 
   switch (*rc::gen::inRange(0, 9)) {
-    case 0:  // fewer cached tokens than query tokens, down to negative lengths
+    case 0:  // fewer cached tokens than query tokens, down to negative lengths (0 is a padded request)
       c.kv_lens[b] = c.q_lens[b] - *rc::gen::inRange(1, 4);
+      if (c.kv_lens[b] == 0) c.kv_lens[b] = -1;
       rebuild_indptrs();
       RC_ASSERT(mentions(refusal(build), request + "kv_len=" + std::to_string(c.kv_lens[b]) + " < q_len="));
       break;

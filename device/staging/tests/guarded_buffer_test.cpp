@@ -42,6 +42,23 @@ TEST_P(GuardedBufferIn, RoundTripsItsBytesAndStartsAligned) {
   EXPECT_TRUE(buffer->check_guards().empty());
 }
 
+TEST_P(GuardedBufferIn, UploadAtWritesItsRangeOnlyAndRefusesOneOutside) {
+  const auto buffer = make_guarded_buffer(memory(), "pool", 8);
+  buffer->poison(std::uint8_t{0x7F});
+  buffer->upload_at(3, bytes_of({1, 2, 3}));
+  EXPECT_EQ(buffer->download(), bytes_of({0x7F, 0x7F, 0x7F, 1, 2, 3, 0x7F, 0x7F}));
+  buffer->upload_at(5, bytes_of({9, 9, 9}));  // up to the last byte
+  EXPECT_TRUE(buffer->check_guards().empty());
+  try {
+    buffer->upload_at(6, bytes_of({1, 2, 3}));
+    FAIL() << "an upload past the end was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'pool'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(buffer->upload_at(9, {}), std::invalid_argument);
+  EXPECT_TRUE(buffer->check_guards().empty());
+}
+
 TEST_P(GuardedBufferIn, RefusesCopiesOfAnotherSizeNamingTheBuffer) {
   const auto buffer = make_guarded_buffer(memory(), "sized", 4);
   const std::vector<std::byte> three = bytes_of({1, 2, 3});

@@ -162,6 +162,26 @@ TEST_P(MlaDecodeStagingIn, BlockTableIsRestridedWithMinusOnePastEachRequestsBloc
   }
 }
 
+TEST_P(MlaDecodeStagingIn, PaddedRequestsGetTableRowsOfMinusOneAndZeroLengths) {
+  // CUDA-graph padding: requests 0 and 2 hold no KV (request 2 an MTP pad of 4 query rows).
+  MlaDecodeProblem p = uneven_problem();
+  p.kv_lens = {0, 40, 0};
+  p.q_lens = {1, 3, 4};
+  p.num_blocks = 0;
+  p = with_defaults(p);
+  const MlaDecodeInputs in = make_inputs(p);
+  MlaDecodeStaging staging(p, in, memory());
+  expect_dense(staging.abi_tensors().block_table, MLACHECK_DTYPE_INT32, {3, 3}, "block_table");
+  const std::vector<std::int32_t> table = as_vector<std::int32_t>(staging.block_table().download());
+  for (int r : {0, 2}) {
+    for (int j = 0; j < 3; ++j) EXPECT_EQ(table[static_cast<std::size_t>(r * 3 + j)], -1) << "request " << r;
+  }
+  for (int j = 0; j < 3; ++j) EXPECT_GE(table[static_cast<std::size_t>(3 + j)], 0) << "request 1 block " << j;
+  EXPECT_EQ(as_vector<std::int32_t>(staging.kv_lens().download()), ints({0, 40, 0}));
+  EXPECT_EQ(as_vector<std::int32_t>(staging.kv_indptr().download()), ints({0, 0, 40, 40}));
+  EXPECT_EQ(as_vector<std::int32_t>(staging.qo_indptr().download()), ints({0, 1, 4, 8}));
+}
+
 TEST_P(MlaDecodeStagingIn, OutputsAndWorkspaceArePoisonedBeforeARun) {
   const MlaDecodeProblem p = uneven_problem();
   MlaDecodeStaging staging(p, make_inputs(p), memory(), 100);
@@ -242,6 +262,41 @@ TEST_P(MlaDecodeStagingIn, ABase2LseIsConvertedToNaturalLog) {
   }
   EXPECT_EQ(converted.lse_unwritten.back(), 1);
   EXPECT_EQ(std::bit_cast<std::uint32_t>(converted.out.lse.back()), 0x7FFFFFFFu) << "the poison is left as it was";
+}
+
+// A pool whose requests' blocks start at first_block (issue 13 item 2, small here): the whole pool
+// is staged, the inputs' blocks at their place and NaN codes below, which the host never held.
+TEST_P(MlaDecodeStagingIn, APoolFromFirstBlockHoldsNaNCodesBelowIt) {
+  MlaDecodeProblem p = uneven_problem();
+  p.first_block = 11;
+  p.num_blocks = 11 + 9;
+  const MlaDecodeInputs in = make_inputs(p);
+  ASSERT_EQ(in.kv_cache.size(), static_cast<std::size_t>(9 * 16 * lk(p)));
+  MlaDecodeStaging staging(p, in, memory());
+  expect_dense(staging.abi_tensors().kv_cache, MLACHECK_DTYPE_FP8_E4M3FN, {20, 16, lk(p)}, "kv_cache");
+  const std::vector<std::byte> pool = staging.kv_cache().download();
+  const std::size_t below = static_cast<std::size_t>(11 * 16 * lk(p));  // fp8: a byte per element
+  ASSERT_EQ(pool.size(), below + in.kv_cache.size());
+  EXPECT_EQ(std::vector<std::byte>(pool.begin() + static_cast<std::ptrdiff_t>(below), pool.end()),
+            encode_tensor(p.kv_dtype, in.kv_cache));
+  const DecodedTensor low = decode_tensor(p.kv_dtype, {pool.data(), below});
+  for (std::size_t i = 0; i < below; ++i) ASSERT_TRUE(std::isnan(low.values[i])) << i;
+  const auto table = as_vector<std::int32_t>(staging.block_table().download());
+  for (std::int32_t id : table) EXPECT_TRUE(id == -1 || (id >= 11 && id < 20)) << id;
+  EXPECT_TRUE(staging.buffers().broken_canaries().empty());
+  // Admission's estimate covers every buffer staged.
+  std::uint64_t staged = 0;
+  for (std::size_t i = 0; i < staging.buffers().size(); ++i) staged += staging.buffers().at(i).bytes();
+  EXPECT_GE(mla_staging_bytes(p), staged);
+  EXPECT_LE(mla_staging_bytes(p), staged + 20 * GuardedBuffer::kGuardBytes);
+}
+
+TEST(StagingMemoryShortfall, NamesTheMemoryAndWhatIsFree) {
+  EXPECT_EQ(staging_memory_shortfall(StagingMemory::host, 1), std::nullopt);
+  const auto why = staging_memory_shortfall(StagingMemory::host, std::uint64_t{1} << 60);
+  ASSERT_TRUE(why.has_value()) << "this machine has an exabyte of memory available";
+  EXPECT_NE(why->find("MiB of host memory"), std::string::npos) << *why;
+  EXPECT_NE(why->find("MiB are free"), std::string::npos) << *why;
 }
 
 TEST_P(MlaDecodeStagingIn, InputsThatDoNotMatchTheProblemAreNamed) {

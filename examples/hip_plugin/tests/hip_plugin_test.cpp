@@ -63,7 +63,7 @@ TEST(HipPluginTable, DeclaresADeviceBackendWritingNaturalLse) {
   EXPECT_EQ(t.memory, MLACHECK_MEMORY_DEVICE);
   EXPECT_EQ(t.writes_lse, 1);
   EXPECT_EQ(t.lse_base, MLACHECK_LSE_NATURAL);
-  EXPECT_EQ(t.p_dtype, -1);
+  EXPECT_EQ(t.p_dtype, MLACHECK_P_MMA_INPUT);
   EXPECT_NE(t.open, nullptr);
   EXPECT_NE(t.close, nullptr);
   EXPECT_NE(t.supports, nullptr);
