@@ -32,6 +32,7 @@ std::string_view to_string(Fault f) {
     case Fault::supports_accepts_mixed_dtypes: return "supports-accepts-mixed-dtypes";
     case Fault::value_scale_k_times_v: return "value-scale-k-times-v";
     case Fault::cache_offset_32bit: return "cache-offset-32bit";
+    case Fault::metadata_sized_for_single_token: return "metadata-sized-for-single-token";
   }
   return "?";
 }

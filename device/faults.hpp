@@ -45,6 +45,8 @@ enum class Fault : std::uint8_t {
   value_scale_k_times_v,      // R11: the fp8 latent's values dequantised with k_scale x v_scale
   // R4 (issue 13, caches past 4 GiB): the decode kernels' cache row byte offset formed in 32 bits
   cache_offset_32bit,
+  // R3: the persistent plan sized for q_len 1 while MTP verify builds and runs it for num_spec + 1
+  metadata_sized_for_single_token,
 };
 
 inline constexpr Fault kAllFaults[] = {
@@ -59,6 +61,8 @@ inline constexpr Fault kAllFaults[] = {
     Fault::supports_accepts_mixed_dtypes, Fault::value_scale_k_times_v,
     // R4
     Fault::cache_offset_32bit,
+    // R3
+    Fault::metadata_sized_for_single_token,
 };
 
 // The precision faults (issue 12 item 3), apart from kAllFaults: the kill matrix needs one scenario

@@ -8,7 +8,10 @@
 #include <cstdio>
 
 #include "core/cache_offsets.hpp"
+#include "device/backend/decode_path.hpp"
 #include "device/backend/decode_variant.hpp"
+#include "device/backend/persistent_plan.hpp"
+#include "device/planner/planner_error.hpp"
 #include "device/kernels/split_kv_plan.hpp"
 #include "properties/gpu/case_limits.hpp"
 #include "properties/support/gather_problem_gen.hpp"
@@ -62,6 +65,21 @@ TEST(GeneratorDomain, TheKernelsRefuseExactlyWhatLiesOutsideTheDeviceShapes) {
   EXPECT_GT(outside, kDraws / 4) << "the refusal test would rarely see a refusal";
 }
 
+// Fault metadata-sized-for-single-token (R3) shows on a persistent case (an H100: 132 SMs, one
+// block each) whose partial rows outgrow one row per partial. Counted without the cases our
+// builder refuses (the buffers short of items: 128+ padded heads), which mutate catches too.
+bool single_token_sizing_shows_on_an_h100(const MlaDecodeProblem& p) {
+  constexpr int kSms = 132;
+  if (choose_decode_path(p, kSms).path != DecodePath::persistent) return false;
+  try {
+    const PersistentPlan plan =
+        plan_persistent_decode(planner_inputs(p), kSms, {Fault::metadata_sized_for_single_token});
+    return plan.partial_rows < plan.header.partial_rows;
+  } catch (const InvalidPlanInput&) {
+    return false;
+  }
+}
+
 // `mlacheck mutate` finds a fault only if its generator draws the fault's trigger often enough for
 // a run of --cases 100 (its default limits, mirrored here) to meet it several times.
 TEST(GeneratorDomain, MutateDrawsTheTriggersOfTheVariantFaults) {
@@ -92,6 +110,7 @@ TEST(GeneratorDomain, MutateDrawsTheTriggersOfTheVariantFaults) {
          return storage_bytes(p.kv_dtype) == 2 && p.q_dtype != p.kv_dtype && p.path != DecodePath::split_kv;
        }},
       {"value-scale-k-times-v (R11)", [](const MlaDecodeProblem& p) { return is_fp8(p.kv_dtype) && p.kv_scale != 1.0f; }},
+      {"metadata-sized-for-single-token (R3)", single_token_sizing_shows_on_an_h100},
   };
   for (const MlaDecodeProblem& p : draw(mutate, 17)) {
     for (Trigger& t : triggers) t.count += t.drawn(p) ? 1 : 0;

@@ -34,8 +34,8 @@ struct PreparedDecode {
 
 // `faults` may switch on the historic mistakes of each step: split-KV tile-width-from-lk,
 // non-pow2-qlen-rows-collapse and padded-fp8-single-request; persistent persistent-buffers-partial,
-// metadata-unpadded-heads, kernel-ignores-page-size (its plan) and supports-accepts-mixed-dtypes;
-// both value-scale-k-times-v.
+// metadata-unpadded-heads, metadata-sized-for-single-token, kernel-ignores-page-size (its plan) and
+// supports-accepts-mixed-dtypes; both value-scale-k-times-v.
 PreparedDecode prepare_split_kv_decode(const MlaDecodeProblem& p, const DeviceInfo& info, const DecodeIo& io,
                                        DecodeIntermediates& scratch, const FaultSet& faults);
 PreparedDecode prepare_persistent_decode(const MlaDecodeProblem& p, const DeviceInfo& info, const DecodeIo& io,

@@ -7,6 +7,7 @@
 
 #include "device/backend/decode_steps.hpp"
 #include "device/backend/decode_variant.hpp"
+#include "device/backend/persistent_plan.hpp"
 #include "device/persistent/persistent_decode.hpp"
 #include "device/planner/plan_inputs.hpp"
 
@@ -14,18 +15,13 @@ namespace mlacheck {
 
 namespace {
 
-struct PersistentPlan {
-  MetadataInfo info;
-  HostMetadata metadata;
-  MetadataHeader header{};
-};
+int block_slots(const MlaDecodeProblem& p, const DeviceInfo& info) {
+  return kernels::persistent_block_slots(kernels::persistent_shape(p), info.compute_units);
+}
 
 // The planner takes its inputs as computed here rather than deriving them, so that a historic
 // fault can change one field before planning (S2: the head count, S3: qo_indptr, R8: kv_indptr).
-MetadataInfo size_plan(const PlannerInputs& in, const MlaDecodeProblem& p, const DeviceInfo& info) {
-  return metadata_info(in, kernels::persistent_block_slots(kernels::persistent_shape(p), info.compute_units));
-}
-
+// The sizing and the build are plan_persistent_decode's (persistent_plan.hpp), where R3 branches.
 PersistentPlan make_plan(const MlaDecodeProblem& p, const DeviceInfo& info, const FaultSet& faults) {
   PlannerInputs in = planner_inputs(p);
   in.qo_indptr = decode_qo_indptr(p, faults);
@@ -35,11 +31,7 @@ PersistentPlan make_plan(const MlaDecodeProblem& p, const DeviceInfo& info, cons
   // Fault metadata-unpadded-heads (UPSTREAM S2): sized and planned for the rank's head count while
   // q, the kernel and its partial rows carry the padded one.
   if (faults.has(Fault::metadata_unpadded_heads)) in.padded_heads = heads(p);
-  PersistentPlan plan;
-  plan.info = size_plan(in, p, info);
-  plan.metadata = allocate_metadata(plan.info);
-  plan.header = build_metadata(in.qo_indptr, in.kv_indptr, plan.info, view(plan.metadata));
-  return plan;
+  return plan_persistent_decode(in, block_slots(p, info), faults);
 }
 
 // Device copies of the six buffers (intermediates of the run), handed on as one set.
@@ -57,16 +49,13 @@ MetadataBuffers<const std::int32_t*> upload(const HostMetadata& m, DecodeInterme
 PreparedDecode prepare_persistent_decode(const MlaDecodeProblem& p, const DeviceInfo& info, const DecodeIo& io,
                                          DecodeIntermediates& scratch, const FaultSet& faults) {
   const PersistentPlan plan = make_plan(p, info, faults);
-  // The partial buffers hold the rows this plan uses (its header says how many), not the worst
-  // case metadata_info allows: their guard canaries then sit right behind the last row a correct
-  // launch writes, so any overrun breaks one -- S2's rows sized for fewer heads than the kernel
-  // writes would otherwise hide in the worst case's slack.
-  MetadataInfo used = plan.info;
-  used.partial_rows = std::max(plan.header.partial_rows, 1);
+  // The partial buffers hold plan.partial_rows (persistent_plan.hpp says why) of the plan's heads.
+  MetadataInfo used = plan.built;
+  used.partial_rows = plan.partial_rows;
   const kernels::PersistentWorkspace ws = kernels::persistent_workspace(used, p.kv_lora_rank);
   kernels::PersistentArgs args;
   args.shape = kernels::persistent_shape(p);
-  args.plan = plan.info;
+  args.plan = plan.built;
   args.metadata = upload(plan.metadata, scratch);
   // Fault persistent-buffers-partial (UPSTREAM S1): one of the six buffers is not passed on; the
   // launcher's all-or-none check must refuse the launch.
@@ -85,7 +74,7 @@ PreparedDecode prepare_persistent_decode(const MlaDecodeProblem& p, const Device
 }
 
 std::size_t persistent_workspace_bytes(const MlaDecodeProblem& p, const DeviceInfo& info) {
-  const MetadataInfo plan = size_plan(planner_inputs(p), p, info);
+  const MetadataInfo plan = metadata_info(planner_inputs(p), block_slots(p, info));
   const kernels::PersistentWorkspace ws = kernels::persistent_workspace(plan, p.kv_lora_rank);
   std::size_t ints = 0;
   for_each_buffer(plan.elements, [&](std::string_view, std::size_t n) { ints += n; });

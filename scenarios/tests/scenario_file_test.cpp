@@ -6,6 +6,7 @@
 #include <string>
 #include <variant>
 
+#include "device/backend/persistent_plan.hpp"
 #include "scenarios/scenario.hpp"
 #include "scenarios/table_error.hpp"
 #include "scenarios/tests/temp_table.hpp"
@@ -50,7 +51,8 @@ TEST(ShippedScenarioTable, LoadsWithEveryUpstreamBugAndFault) {
     bugs.insert(s.upstream);
     faults.insert(s.fault);
   }
-  for (const char* bug : {"S1", "S2", "S3", "S4", "S5", "S6", "S7", "R1", "R2", "R6", "R7", "R8", "R9", "R10", "R11", "R12", "R4"}) {
+  for (const char* bug :
+       {"S1", "S2", "S3", "S4", "S5", "S6", "S7", "R1", "R2", "R3", "R4", "R6", "R7", "R8", "R9", "R10", "R11", "R12"}) {
     EXPECT_EQ(bugs.count(bug), 1u) << bug << " has no scenario";
   }
   EXPECT_EQ(faults.size(), std::size(kAllFaults)) << "every fault has a scenario that reproduces it";
@@ -60,6 +62,16 @@ TEST(ShippedScenarioTable, LoadsWithEveryUpstreamBugAndFault) {
     const auto& p = std::get<MlaDecodeProblem>(s.problem);
     EXPECT_TRUE(cache_rows_past_4gib(p)) << s.id;
     EXPECT_GT(cache_pool_bytes(p), std::int64_t{1} << 32) << s.id;
+  }
+  // R3 shows only where the plan's partial rows outgrow one row per partial of the single-token
+  // sizing: requests split over many CUs, on an H100's 132 SMs and an MI300X's 304 CUs alike.
+  for (const Scenario& s : scenarios) {
+    if (s.fault != Fault::metadata_sized_for_single_token) continue;
+    const auto& p = std::get<MlaDecodeProblem>(s.problem);
+    for (int slots : {132, 264, 304, 608}) {
+      const PersistentPlan plan = plan_persistent_decode(planner_inputs(p), slots, {s.fault});
+      EXPECT_LT(plan.partial_rows, plan.header.partial_rows) << s.id << " on " << slots << " block slots";
+    }
   }
 }
 
