@@ -163,8 +163,12 @@ int run_scenarios(const ScenariosOptions& options) {
     return kExitOk;
   }
   const std::vector<std::string> problems = scenarios::kill_matrix_problems(m);
+  const std::vector<std::string> unchecked = scenarios::kill_matrix_unchecked(m);
+  for (const std::string& u : unchecked) std::printf("NOT CHECKED ON THIS MACHINE: %s\n", u.c_str());
   for (const std::string& p : problems) std::printf("PROBLEM: %s\n", p.c_str());
-  std::printf("%s: %zu cases, %zu problems\n", problems.empty() ? "ok" : "NOT OK", done, problems.size());
+  std::printf("%s: %zu cases, %zu problems", problems.empty() ? "ok" : "NOT OK", done, problems.size());
+  if (!unchecked.empty()) std::printf(", %zu scenarios not checked (not enough memory)", unchecked.size());
+  std::printf("\n");
   return problems.empty() ? kExitOk : kExitCaseFailed;
 }
 

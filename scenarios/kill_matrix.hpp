@@ -61,7 +61,13 @@ KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, const Scenari
 //     the matrix, as for a plugin backend, is held to its clean run only);
 //   - an intended fault caught in none of the scenario's caught_by ways (a fault designed to be
 //     caught by the comparison that only crashed, say).
+// A clean run SKIPPED for lack of memory (admission, Backend::lacks_memory: a pool past 4 GiB on a
+// smaller machine) is no problem but not checked either: kill_matrix_unchecked lists it.
 // Callers without any GPU do not ask: every row is SKIPPED there and nothing was checked.
 std::vector<std::string> kill_matrix_problems(const KillMatrix& m);
+
+// The scenarios this machine could not check, "<scenario>: <reason>" each: their clean run was
+// SKIPPED for lack of memory, so neither it nor the fault columns say anything.
+std::vector<std::string> kill_matrix_unchecked(const KillMatrix& m);
 
 }  // namespace mlacheck::scenarios

@@ -66,6 +66,19 @@ TEST(WorkerProtocol, RowFramesArriveWholeOrWait) {
   EXPECT_TRUE(buffer.empty());
 }
 
+TEST(WorkerProtocol, AMemorySkipStaysOneAcrossTheFrame) {
+  CaseResult row = sample_row();
+  row.state = ResultState::skipped;
+  row.reason = "not enough memory on this machine: needs about 17578 MiB of host memory, 21534 MiB are free";
+  row.skipped_for_memory = true;
+  std::string buffer = encode_row_frame(7, row) + encode_row_frame(8, sample_row());
+  const auto frames = take_row_frames(buffer);
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_TRUE(frames[0].row.skipped_for_memory);
+  EXPECT_EQ(frames[0].row.reason, row.reason);
+  EXPECT_FALSE(frames[1].row.skipped_for_memory);
+}
+
 TEST(WorkerProtocol, GarbageIsRefused) {
   std::string buffer = "hello world\n";
   EXPECT_THROW(take_row_frames(buffer), std::runtime_error);

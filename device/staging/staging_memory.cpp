@@ -26,12 +26,18 @@ std::optional<std::uint64_t> host_available_bytes() {
 
 }  // namespace
 
+std::optional<std::string> memory_shortfall(StagingMemory m, std::uint64_t bytes, std::uint64_t free_bytes) {
+  const std::uint64_t usable = m == StagingMemory::host ? free_bytes / 2 : free_bytes / 10 * 9;
+  if (bytes <= usable) return std::nullopt;
+  return "needs about " + std::to_string(bytes >> 20) + " MiB of " + std::string(to_string(m)) + " memory, " +
+         std::to_string(free_bytes >> 20) + " MiB are free";
+}
+
 std::optional<std::string> staging_memory_shortfall(StagingMemory m, std::uint64_t bytes) {
   const std::optional<std::uint64_t> free_bytes =
       m == StagingMemory::host ? host_available_bytes() : device_free_bytes();
-  if (!free_bytes || bytes <= *free_bytes / 10 * 9) return std::nullopt;
-  return "needs about " + std::to_string(bytes >> 20) + " MiB of " + std::string(to_string(m)) + " memory, " +
-         std::to_string(*free_bytes >> 20) + " MiB are free";
+  if (!free_bytes) return std::nullopt;
+  return memory_shortfall(m, bytes, *free_bytes);
 }
 
 }  // namespace mlacheck

@@ -18,9 +18,16 @@ std::string_view to_string(StagingMemory m);
 bool staging_available(StagingMemory m);
 
 // Why `bytes` cannot be staged in `m` now, or nullopt: host memory against the kernel's
-// MemAvailable, device memory against the current GPU's free memory, each with a tenth kept back
-// for the runtime and the rest of the process. nullopt when the amount cannot be read (the
-// allocation then decides). A case that lacks memory is SKIPPED, never failed (Backend::lacks_memory).
+// MemAvailable, device memory against the current GPU's free memory (memory_shortfall's rule).
+// nullopt when the amount cannot be read (the allocation then decides). A case that lacks memory is
+// SKIPPED, never failed (Backend::lacks_memory).
 std::optional<std::string> staging_memory_shortfall(StagingMemory m, std::uint64_t bytes);
+
+// The rule on its own, for `free_bytes` free in `m`. Device memory keeps a tenth back for the
+// runtime. Host memory keeps half back: the oracle, the prefetched inputs, the plugin itself and
+// other processes (a parallel ctest runs several runs at once) share it, and an over-committed host
+// answers with the OOM killer's SIGKILL, not with a failed allocation -- a 17 GiB pool admitted
+// against 90% of a 24 GiB machine's MemAvailable was killed that way.
+std::optional<std::string> memory_shortfall(StagingMemory m, std::uint64_t bytes, std::uint64_t free_bytes);
 
 }  // namespace mlacheck

@@ -96,6 +96,20 @@ TEST(KillMatrix, ASkippedCleanRunIsAProblem) {
   EXPECT_EQ(problems[0], "s4: the clean run is SKIPPED: q_dtype=f32: split-KV kernels take q in bf16 or f16");
 }
 
+TEST(KillMatrix, ACleanRunSkippedForMemoryIsUncheckedNotAProblem) {
+  CaseResult skipped;
+  skipped.state = ResultState::skipped;
+  skipped.reason = "not enough memory on this machine: needs about 17578 MiB of device memory, 9000 MiB are free";
+  skipped.skipped_for_memory = true;
+  const KillMatrix m = one_row(skipped, skipped, {CatchKind::comparison});
+  EXPECT_TRUE(kill_matrix_problems(m).empty());
+  EXPECT_EQ(kill_matrix_unchecked(m), std::vector<std::string>{"s4: " + skipped.reason});
+  // A refusal is a problem still, and checked rows are not listed as unchecked.
+  skipped.skipped_for_memory = false;
+  EXPECT_EQ(kill_matrix_problems(one_row(skipped, skipped, {CatchKind::comparison})).size(), 1u);
+  EXPECT_TRUE(kill_matrix_unchecked(one_row(passed(), failed_on("O", 4, 0), {CatchKind::comparison})).empty());
+}
+
 TEST(KillMatrix, AFaultMustBeCaughtTheWayItIsDesignedToBe) {
   EXPECT_TRUE(kill_matrix_problems(one_row(passed(), failed_on("O", 4, 0), {CatchKind::comparison})).empty());
   const auto crashed = kill_matrix_problems(

@@ -299,6 +299,16 @@ TEST(StagingMemoryShortfall, NamesTheMemoryAndWhatIsFree) {
   EXPECT_NE(why->find("MiB are free"), std::string::npos) << *why;
 }
 
+TEST(StagingMemoryShortfall, HostKeepsHalfBackDeviceATenth) {
+  constexpr std::uint64_t GiB = std::uint64_t{1} << 30;
+  EXPECT_EQ(memory_shortfall(StagingMemory::host, 10 * GiB, 20 * GiB), std::nullopt);
+  const auto host = memory_shortfall(StagingMemory::host, 11 * GiB, 20 * GiB);
+  ASSERT_TRUE(host.has_value()) << "a pool of more than half the host's available memory was admitted";
+  EXPECT_EQ(*host, "needs about 11264 MiB of host memory, 20480 MiB are free");
+  EXPECT_EQ(memory_shortfall(StagingMemory::device, 18 * GiB, 20 * GiB), std::nullopt);
+  EXPECT_TRUE(memory_shortfall(StagingMemory::device, 19 * GiB, 20 * GiB).has_value());
+}
+
 TEST_P(MlaDecodeStagingIn, InputsThatDoNotMatchTheProblemAreNamed) {
   const MlaDecodeProblem p = uneven_problem();
   const auto expect_error = [&](const MlaDecodeInputs& in, const std::string& needle) {
