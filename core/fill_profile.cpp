@@ -88,6 +88,20 @@ double extreme_code_amplitude(const MlaDecodeProblem& p, TokenKind kind) {
   return 1.0;
 }
 
+// Both shapes size q inversely to the latents and to the softmax scale, so a tiny scale (the
+// generators draw 1e-6) or a small fp8 kv_scale asks for q past what an f16 q holds: inf there,
+// NaN in every output. Such a row is divided by the power of two that brings it within half of
+// q_dtype's largest finite value: its scores shrink by that factor (flatter, still shaped), the
+// value stays exact in binary, and it depends on the row alone, so ranks and layouts keep their q.
+void fit_q_dtype(DType q_dtype, std::span<float> row) {
+  const double cap = 0.5 * max_finite(q_dtype);
+  double largest = 0.0;
+  for (float v : row) largest = std::max(largest, std::fabs(double(v)));
+  if (largest <= cap) return;
+  const double down = std::exp2(std::ceil(std::log2(largest / cap)));
+  for (float& v : row) v = static_cast<float>(double(v) / down);
+}
+
 }  // namespace
 
 void shape_q_row(const MlaDecodeProblem& p, std::size_t model_row, std::span<float> row) {
@@ -113,6 +127,7 @@ void shape_q_row(const MlaDecodeProblem& p, std::size_t model_row, std::span<flo
       break;
     }
   }
+  fit_q_dtype(p.q_dtype, row);
   for (float& v : row) v = round_to(p.q_dtype, v);
 }
 

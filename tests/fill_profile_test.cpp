@@ -146,6 +146,28 @@ TEST(FillProfile, ExtremeCodesReachTheLargestFiniteAndTheSubnormals) {
   }
 }
 
+// A shrunk case rapidcheck found: at softmax scale 1e-6 with an f16 q and an fp8 cache of scale
+// 2^-8 both shapes asked for q near 2e7, inf in f16, and every output was NaN.
+TEST(FillProfile, QStaysFiniteInItsDtypeAtTinyScales) {
+  for (FillProfile profile : {FillProfile::sink, FillProfile::extreme}) {
+    for (float kv_scale : {0x1p-8f, 1.0f, 0x1p8f}) {
+      for (double scale : {1e-6, 1e-3}) {
+        MlaDecodeProblem p = model(profile, DType::fp8_e4m3fn, kv_scale);
+        p.q_dtype = DType::f16;
+        p.scale = scale;
+        const MlaDecodeInputs in = make_inputs(p);
+        double largest = 0.0;
+        for (float v : in.q) {
+          ASSERT_TRUE(std::isfinite(v)) << to_string(profile) << " kv_scale " << kv_scale << " scale " << scale;
+          largest = std::max(largest, std::fabs(double(v)));
+        }
+        EXPECT_LE(largest, 0.5 * max_finite(DType::f16)) << to_string(profile);
+        EXPECT_GT(largest, 0.0) << to_string(profile);
+      }
+    }
+  }
+}
+
 TEST(FillProfile, ShapedFillsKeepTheLayoutAndRankInvariants) {
   for (FillProfile profile : {FillProfile::sink, FillProfile::extreme}) {
     MlaDecodeProblem whole = model(profile, DType::fp8_e4m3fn, 0.5f);
