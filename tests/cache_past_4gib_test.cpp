@@ -16,6 +16,7 @@
 #include "reference/mla_decode_plain.hpp"
 #include "reference/mla_decode_reference.hpp"
 #include "reference/page_indices.hpp"
+#include "tests/rejected_field.hpp"
 
 namespace mlacheck {
 namespace {
@@ -54,15 +55,6 @@ std::vector<float> logical_kv(const MlaDecodeProblem& p, const MlaDecodeInputs& 
     }
   }
   return out;
-}
-
-std::string rejected_field(const MlaDecodeProblem& p) {
-  try {
-    validate(p);
-  } catch (const InvalidProblem& e) {
-    return e.field();
-  }
-  return "";
 }
 
 TEST(CachePast4GiB, FirstBlockOfTheUpstreamGeometry) {

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/gather_problem.hpp"
+#include "tests/rejected_field.hpp"
 
 namespace mlacheck {
 namespace {
@@ -19,15 +20,6 @@ KvGatherProblem qwen35_hybrid(CacheLayout layout, bool interleaved) {
   p.block_size = 16;
   p.kv_lens = {33, 1, 16};
   return with_defaults(p);
-}
-
-std::string rejected_field(const KvGatherProblem& p) {
-  try {
-    validate(p);
-  } catch (const InvalidProblem& e) {
-    return e.field();
-  }
-  return "";
 }
 
 // Every (K/V, block, head, token, channel) must map to its own address inside the pool.

@@ -5,6 +5,7 @@
 
 #include "core/error.hpp"
 #include "core/mla_problem.hpp"
+#include "tests/rejected_field.hpp"
 
 namespace mlacheck {
 namespace {
@@ -19,16 +20,6 @@ MlaDecodeProblem deepseek_v3_tp8() {
   p.q_lens = {1, 4, 6, 1};
   p.block_size = 64;
   return with_defaults(p);
-}
-
-// The field an invalid problem is rejected for.
-std::string rejected_field(const MlaDecodeProblem& p) {
-  try {
-    validate(p);
-  } catch (const InvalidProblem& e) {
-    return e.field();
-  }
-  return "";
 }
 
 TEST(MlaProblem, DerivedValues) {
