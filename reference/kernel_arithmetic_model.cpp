@@ -239,8 +239,9 @@ MlaDecodeOutputs<float> kernel_arithmetic_model(const MlaDecodeProblem& problem,
     const int q_len = p.q_lens[static_cast<std::size_t>(b)];
     std::vector<const float*> keys;
     for (int pos = 0; pos < kv; ++pos) {
-      const auto slot = static_cast<std::size_t>(pages.kv_indices[static_cast<std::size_t>(pages.kv_indptr[b] + pos)]);
-      keys.push_back(in.kv_cache.data() + slot * static_cast<std::size_t>(width));
+      // The host holds pool blocks [first_block, num_blocks) only (core/mla_inputs.hpp).
+      const std::int32_t slot = pages.kv_indices[static_cast<std::size_t>(pages.kv_indptr[b] + pos)];
+      keys.push_back(in.kv_cache.data() + host_cache_index(p, slot));
     }
     for (int t = 0; t < q_len; ++t) {
       const int visible = kv - q_len + t + 1;
@@ -255,12 +256,19 @@ MlaDecodeOutputs<float> kernel_arithmetic_model(const MlaDecodeProblem& problem,
         // Splits on 16-token boundaries, as even as the granule allows; empty ones are skipped.
         const int granules = (visible + kSplitGranule - 1) / kSplitGranule;
         std::vector<Partial> parts;
-        for (int sp = 0; sp < config.variation.splits; ++sp) {
+        for (int sp = 0; visible > 0 && sp < config.variation.splits; ++sp) {
           const int begin = std::min(visible, granules * sp / config.variation.splits * kSplitGranule);
           const int end = std::min(visible, granules * (sp + 1) / config.variation.splits * kSplitGranule);
           if (begin < end) parts.push_back(attend(c, begin, end, dropped));
         }
-        const Partial result = parts.size() == 1 ? parts[0] : merge(parts, config, arith, lv);
+        // A row that sees no token (every row of a padded request, kv_len 0) has no part: the
+        // identity the kernels write, O 0 and LSE -inf, not a merge of nothing (0 / 0).
+        Partial result{std::vector<float>(static_cast<std::size_t>(lv), 0.0f), kMinusInf};
+        if (parts.size() == 1) {
+          result = parts[0];
+        } else if (!parts.empty()) {
+          result = merge(parts, config, arith, lv);
+        }
         for (int col = 0; col < lv; ++col) {
           out.o[row * static_cast<std::size_t>(lv) + static_cast<std::size_t>(col)] =
               round_to(p.o_dtype, result.o[static_cast<std::size_t>(col)]);

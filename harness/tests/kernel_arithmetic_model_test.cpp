@@ -289,5 +289,45 @@ TEST(KernelArithmeticModel, TheJudgeUsesTheFaithfulOracleWhereTheBackendDeclared
             ResultState::failed);
 }
 
+// Issue 13's problem space: a padded request (kv_len 0) gets the identity the kernels write, O 0
+// and LSE -inf, whatever the splits; blocks dealt from first_block on are read where the host holds
+// them (host_cache_index), so the outputs do not depend on where the pool's blocks lie.
+TEST(KernelArithmeticModel, PaddedRequestsAndPoolsFromFirstBlock) {
+  MlaDecodeProblem p;
+  p.total_heads = 4;
+  p.kv_lens = {0, 40, 0};
+  p.q_lens = {2, 3, 1};
+  p.block_size = 16;
+  p.q_dtype = DType::bf16;
+  p.kv_dtype = DType::bf16;
+  p.o_dtype = DType::bf16;
+  p = with_defaults(p);
+  MlaDecodeProblem moved = p;
+  moved.first_block = 7;
+  moved.num_blocks = 0;
+  moved = with_defaults(moved);
+  const MlaDecodeInputs in = make_inputs(p);
+  const MlaDecodeInputs moved_in = make_inputs(moved);
+  for (int splits : {1, 3}) {
+    SCOPED_TRACE(splits);
+    KernelModelConfig config;
+    config.variation.splits = splits;
+    const MlaDecodeOutputs<float> out = kernel_arithmetic_model(p, in, config);
+    const int h = heads(p);
+    const int lv = p.kv_lora_rank;
+    for (int token : {0, 1, 5}) {  // request 0's two rows, request 2's one
+      for (int head = 0; head < h; ++head) {
+        const std::size_t row = static_cast<std::size_t>(token * h + head);
+        EXPECT_EQ(out.lse[row], -INFINITY) << "token " << token;
+        const auto o = out.o.begin() + static_cast<std::ptrdiff_t>(row * static_cast<std::size_t>(lv));
+        EXPECT_EQ(std::count(o, o + lv, 0.0f), lv) << "token " << token << " head " << head;
+      }
+    }
+    const MlaDecodeOutputs<float> moved_out = kernel_arithmetic_model(moved, moved_in, config);
+    EXPECT_EQ(moved_out.o, out.o);
+    EXPECT_EQ(moved_out.lse, out.lse);
+  }
+}
+
 }  // namespace
 }  // namespace mlacheck
