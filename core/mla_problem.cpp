@@ -120,7 +120,12 @@ std::vector<int> kv_indptr(const MlaDecodeProblem& p) { return prefix_sums(p.kv_
 
 MlaDecodeProblem with_defaults(MlaDecodeProblem p) {
   if (p.scale == 0.0 && lk(p) > 0) p.scale = 1.0 / std::sqrt(static_cast<double>(lk(p)));
-  if (p.num_blocks == 0 && p.block_size > 0 && !p.kv_lens.empty()) p.num_blocks = p.first_block + blocks_needed(p);
+  if (p.num_blocks == 0 && p.block_size > 0 && !p.kv_lens.empty()) {
+    // In 64 bits: a first_block near INT_MAX (a repro string's) must reach validate(), which names
+    // it, rather than wrap; the saturated count is refused there as too few blocks.
+    const std::int64_t blocks = std::int64_t{p.first_block} + blocks_needed(p);
+    p.num_blocks = static_cast<int>(std::min<std::int64_t>(blocks, std::numeric_limits<int>::max()));
+  }
   return p;
 }
 

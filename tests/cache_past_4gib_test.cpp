@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -102,6 +103,11 @@ TEST(CachePast4GiB, ValidationNamesFirstBlockAndThePool) {
   p = low();
   p.first_block = 60000000;  // 2^31 slots and beyond: the 32-bit slot index runs out
   p.num_blocks = 0;
+  EXPECT_EQ(rejected_field(with_defaults(p)), "blocks");
+  // first_block + the requests' blocks past INT_MAX: the default count saturates, never wraps.
+  p.first_block = std::numeric_limits<int>::max();
+  p.num_blocks = 0;
+  EXPECT_EQ(with_defaults(p).num_blocks, std::numeric_limits<int>::max());
   EXPECT_EQ(rejected_field(with_defaults(p)), "blocks");
 }
 
