@@ -95,10 +95,11 @@ mlacheck_status mlacheck_case_open(const mlacheck_plan* plan, int64_t index, mla
         // The host holds only the blocks from first_block on; a caller's tensor would need the
         // whole pool (gigabytes of host memory nobody reads), so the C API offers no inputs for
         // such a case and a caller reports it SKIPPED with this reason.
-        c->unsupported_reason = "case places its blocks at first_block=" + std::to_string(prepared.problem.first_block) +
-                                " of a " + std::to_string(mlacheck::cache_pool_bytes(prepared.problem) >> 20) +
-                                " MiB pool; the C API hands out whole-pool tensors and does not offer such cases "
-                                "(run them through the backend ABI: mlacheck run --backend)";
+        c->unsupported_reason =
+            "case places its blocks at first_block=" + std::to_string(prepared.problem.first_block) + " of a " +
+            std::to_string(mlacheck::cache_pool_bytes(prepared.problem) >> 20) +
+            " MiB pool; the C API hands out whole-pool tensors and does not offer such cases "
+            "(run them through the backend ABI: mlacheck run --backend)";
       }
     }
     *out = c.release();

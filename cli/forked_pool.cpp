@@ -21,7 +21,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-[[noreturn]] void fail_errno(const char* what) { throw std::runtime_error(std::string(what) + ": " + std::strerror(errno)); }
+[[noreturn]] void fail_errno(const char* what) {
+  throw std::runtime_error(std::string(what) + ": " + std::strerror(errno));
+}
 
 struct Running {
   std::size_t index = 0;
@@ -116,7 +118,8 @@ void run_forked_pool(const std::vector<ForkedJob>& jobs, std::size_t parallel,
     const Clock::time_point now = Clock::now();
     long long wait_ms = 60'000;
     for (const Running& r : running) {
-      wait_ms = std::min<long long>(wait_ms, std::chrono::duration_cast<std::chrono::milliseconds>(r.deadline - now).count());
+      wait_ms =
+          std::min<long long>(wait_ms, std::chrono::duration_cast<std::chrono::milliseconds>(r.deadline - now).count());
     }
     std::vector<pollfd> fds;
     for (const Running& r : running) fds.push_back({r.fd, POLLIN, 0});

@@ -42,8 +42,9 @@ void add_mutate_command(CLI::App& app, MutateOptions& options) {
   cmd->add_option("--max-kv-len", options.max_kv_len, "Longest cache of a generated request")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--past-4gib-percent", options.past_4gib_percent,
-                  "Percent of generated cases with their cache blocks past 4 GiB of pool (over 4 GiB of device memory each)")
+  cmd->add_option(
+         "--past-4gib-percent", options.past_4gib_percent,
+         "Percent of generated cases with their cache blocks past 4 GiB of pool (over 4 GiB of device memory each)")
       ->capture_default_str()
       ->check(CLI::Range(0, 100));
   cmd->add_option("--device", options.device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);

@@ -73,10 +73,10 @@ void add_scenarios_command(CLI::App& app, ScenariosOptions& options) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--backend", options.backend, "\"hip\" or the path of a backend plugin .so (clean rows only)")
       ->capture_default_str();
-  CLI::Option* sensitivity = cmd->add_flag(
-      "--sensitivity", options.sensitivity,
-      "Instead of the kill matrix, run the default main job's mla_decode cases clean and with every "
-      "precision fault on each seed, and print how each fault was caught (docs/faults.md)");
+  CLI::Option* sensitivity =
+      cmd->add_flag("--sensitivity", options.sensitivity,
+                    "Instead of the kill matrix, run the default main job's mla_decode cases clean and with every "
+                    "precision fault on each seed, and print how each fault was caught (docs/faults.md)");
   cmd->add_option("--seeds", options.seeds, "Sensitivity: seeds 1 .. N of the main job's plan")
       ->capture_default_str()
       ->check(CLI::PositiveNumber)

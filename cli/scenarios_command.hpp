@@ -11,7 +11,6 @@
 // --sensitivity runs the sensitivity matrix instead of the kill matrix (cli/sensitivity_section.hpp):
 // the default main job's mla_decode cases clean and with every precision fault, on --seeds seeds.
 #include <CLI/CLI.hpp>
-
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,10 +29,10 @@ struct ScenariosOptions {
   // The sensitivity matrix (--sensitivity), not run by default: it costs (1 + precision faults) x
   // seeds passes over the default main job's cases.
   bool sensitivity = false;
-  int seeds = 20;                          // --seeds: seeds 1 .. --seeds of the main job's plan
-  std::vector<std::string> faults;         // --fault: only these precision faults (repeatable)
-  std::optional<int> jobs;                 // --jobs: seeds run at once; default half the cores
-  std::string out_dir;                     // --out: where sensitivity.csv goes ("" for mlacheck-report)
+  int seeds = 20;                   // --seeds: seeds 1 .. --seeds of the main job's plan
+  std::vector<std::string> faults;  // --fault: only these precision faults (repeatable)
+  std::optional<int> jobs;          // --jobs: seeds run at once; default half the cores
+  std::string out_dir;              // --out: where sensitivity.csv goes ("" for mlacheck-report)
 };
 
 void add_scenarios_command(CLI::App& app, ScenariosOptions& options);

@@ -90,7 +90,8 @@ double FaultSensitivity::rows_caught_median() const {
   const auto n = caught_counts(*this);
   if (n.empty()) return 0.0;
   const std::size_t mid = n.size() / 2;
-  return n.size() % 2 == 1 ? static_cast<double>(n[mid]) : (static_cast<double>(n[mid - 1]) + static_cast<double>(n[mid])) / 2.0;
+  return n.size() % 2 == 1 ? static_cast<double>(n[mid])
+                           : (static_cast<double>(n[mid - 1]) + static_cast<double>(n[mid])) / 2.0;
 }
 
 std::size_t FaultSensitivity::rows_per_seed() const {
@@ -117,15 +118,18 @@ SensitivityMatrix summarise_sensitivity(std::span<const SensitivityRun> runs, st
   std::map<std::pair<int, std::size_t>, const SensitivityRun*> by;
   for (const SensitivityRun& r : runs) {
     const auto seed = std::find(seeds.begin(), seeds.end(), r.seed);
-    if (seed == seeds.end()) throw std::logic_error("sensitivity: a run of seed " + std::to_string(r.seed) + " that was not asked for");
+    if (seed == seeds.end())
+      throw std::logic_error("sensitivity: a run of seed " + std::to_string(r.seed) + " that was not asked for");
     int column = -1;
     if (r.fault) {
       const auto f = std::find(faults.begin(), faults.end(), *r.fault);
-      if (f == faults.end()) throw std::logic_error("sensitivity: a run of fault " + fault_name(r.fault) + " that was not asked for");
+      if (f == faults.end())
+        throw std::logic_error("sensitivity: a run of fault " + fault_name(r.fault) + " that was not asked for");
       column = static_cast<int>(f - faults.begin());
     }
     if (!by.emplace(std::make_pair(column, static_cast<std::size_t>(seed - seeds.begin())), &r).second) {
-      throw std::logic_error("sensitivity: fault " + fault_name(r.fault) + " seed " + std::to_string(r.seed) + " ran twice");
+      throw std::logic_error("sensitivity: fault " + fault_name(r.fault) + " seed " + std::to_string(r.seed) +
+                             " ran twice");
     }
   }
   const auto run_of = [&](int column, std::size_t seed) -> SensitivityRun {
@@ -148,7 +152,8 @@ SensitivityMatrix summarise_sensitivity(std::span<const SensitivityRun> runs, st
   for (std::size_t f = 0; f < faults.size(); ++f) {
     FaultSensitivity line;
     line.fault = faults[f];
-    for (std::size_t s = 0; s < seeds.size(); ++s) line.seeds.push_back(faulty_seed(run_of(static_cast<int>(f), s), clean_states[s]));
+    for (std::size_t s = 0; s < seeds.size(); ++s)
+      line.seeds.push_back(faulty_seed(run_of(static_cast<int>(f), s), clean_states[s]));
     m.faults.push_back(std::move(line));
   }
   return m;
@@ -202,7 +207,8 @@ std::string sensitivity_summary_csv(const SensitivityMatrix& m) {
 }
 
 std::string sensitivity_seeds_csv(const SensitivityMatrix& m) {
-  std::string out = "fault,seed,cases,rows,rows_caught,worst_failing_bound_used,worst_passing_bound_used,lost,first_caught\n";
+  std::string out =
+      "fault,seed,cases,rows,rows_caught,worst_failing_bound_used,worst_passing_bound_used,lost,first_caught\n";
   const auto lines = [&](const FaultSensitivity& f) {
     for (const SeedSensitivity& s : f.seeds) {
       out += field(f.name()) + "," + std::to_string(s.seed) + "," + std::to_string(s.cases) + "," +
@@ -224,7 +230,8 @@ void print_sensitivity_matrix(std::FILE* out, const SensitivityMatrix& m) {
     const std::string seeds = std::to_string(f.seeds_good()) + "/" + std::to_string(f.seeds.size());
     const std::string rows = std::to_string(f.rows_caught_min()) + "/" + number(f.rows_caught_median());
     std::fprintf(out, "%-30s %8s %13zu %12s %16s %16s\n", f.name().c_str(), seeds.c_str(), f.rows_per_seed(),
-                 rows.c_str(), number(f.worst_failing_bound_used()).c_str(), number(f.worst_passing_bound_used()).c_str());
+                 rows.c_str(), number(f.worst_failing_bound_used()).c_str(),
+                 number(f.worst_passing_bound_used()).c_str());
   };
   line(m.clean);
   for (const FaultSensitivity& f : m.faults) line(f);

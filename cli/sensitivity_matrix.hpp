@@ -41,7 +41,7 @@ struct SeedSensitivity {
 
 // One line of the matrix: a fault (or the clean run) over every seed.
 struct FaultSensitivity {
-  std::optional<Fault> fault;  // nullopt: the clean run
+  std::optional<Fault> fault;          // nullopt: the clean run
   std::vector<SeedSensitivity> seeds;  // in seed order
 
   std::string name() const;  // the fault's name, or "clean"

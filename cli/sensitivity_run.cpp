@@ -87,7 +87,8 @@ std::vector<SensitivityRun> seed_runs(std::uint64_t seed, std::size_t cases, con
   return runs;
 }
 
-std::vector<SensitivityCase> sensitivity_cases(std::uint64_t seed, int property_cases, const std::string& scenarios_file) {
+std::vector<SensitivityCase> sensitivity_cases(std::uint64_t seed, int property_cases,
+                                               const std::string& scenarios_file) {
   RunPlanOptions plan;
   plan.seed = seed;
   plan.property_cases = property_cases;

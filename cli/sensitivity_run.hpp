@@ -23,11 +23,11 @@ struct SensitivityOptions {
   std::vector<std::uint64_t> seeds;
   std::vector<Fault> faults;
   int device = 0;
-  int jobs = 1;                  // seeds in flight at once, each a child with its own GPU context
-  std::size_t lookahead = 2;     // cases whose oracle a child prepares ahead of the GPU
-  int property_cases = 64;       // as `mlacheck run`'s --property-cases
-  std::string scenarios_file;    // the scenario table of the plan ("" for none)
-  double timeout_base_s = 120.0; // the watchdog's base limit (a child's limit grows with its work)
+  int jobs = 1;                   // seeds in flight at once, each a child with its own GPU context
+  std::size_t lookahead = 2;      // cases whose oracle a child prepares ahead of the GPU
+  int property_cases = 64;        // as `mlacheck run`'s --property-cases
+  std::string scenarios_file;     // the scenario table of the plan ("" for none)
+  double timeout_base_s = 120.0;  // the watchdog's base limit (a child's limit grows with its work)
 };
 
 struct SensitivityCase {
@@ -38,7 +38,8 @@ struct SensitivityCase {
 // The mla_decode device cases of build_run_plan for `seed` (plan/run_plan.hpp, as `mlacheck run`
 // builds it): the scenarios, the default sweep and the property sweep's mla_decode draws. The
 // oracle self-checks and the kv_gather cases are left out: no precision fault reaches them.
-std::vector<SensitivityCase> sensitivity_cases(std::uint64_t seed, int property_cases, const std::string& scenarios_file);
+std::vector<SensitivityCase> sensitivity_cases(std::uint64_t seed, int property_cases,
+                                               const std::string& scenarios_file);
 
 // The runs of one seed (the clean run, then one per fault) from its child's outcome: the rows the
 // child reported as frames numbered case * (1 + faults) + set, and, for a run missing rows, why

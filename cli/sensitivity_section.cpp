@@ -69,10 +69,11 @@ int run_sensitivity_section(const ScenariosOptions& options) {
   run.device = devices.devices.front();
   const std::size_t cases = sensitivity_cases(1, run.property_cases, run.scenarios_file).size();
   std::printf("device: GPU %d %s\n", run.device, devices.names.front().c_str());
-  std::printf("sensitivity: %zu precision faults + clean x %d seeds x %zu mla_decode cases of the main job's plan "
-              "(seed 1; scenarios from %s); one process per seed, %d at once\n",
-              run.faults.size(), options.seeds, cases, run.scenarios_file.empty() ? "(none)" : run.scenarios_file.c_str(),
-              run.jobs);
+  std::printf(
+      "sensitivity: %zu precision faults + clean x %d seeds x %zu mla_decode cases of the main job's plan "
+      "(seed 1; scenarios from %s); one process per seed, %d at once\n",
+      run.faults.size(), options.seeds, cases, run.scenarios_file.empty() ? "(none)" : run.scenarios_file.c_str(),
+      run.jobs);
   std::fflush(stdout);
 
   const auto start = std::chrono::steady_clock::now();

@@ -79,8 +79,10 @@ TokenKind token_kind(const MlaDecodeProblem& p, std::size_t token) {
 double extreme_code_amplitude(const MlaDecodeProblem& p, TokenKind kind) {
   const bool fp8 = is_fp8(p.kv_dtype);
   switch (kind) {
-    case TokenKind::huge: return latent_amplitude(p) / p.kv_scale;
-    case TokenKind::unit: return 1.0;
+    case TokenKind::huge:
+      return latent_amplitude(p) / p.kv_scale;
+    case TokenKind::unit:
+      return 1.0;
     case TokenKind::tiny:
       // Inside the subnormal range: fp8 e4m3fn's normals start at 2^-6, fnuz's at 2^-7.
       return fp8 ? 0x1p-7 : kTinyValue16;
@@ -107,7 +109,8 @@ void fit_q_dtype(DType q_dtype, std::span<float> row) {
 void shape_q_row(const MlaDecodeProblem& p, std::size_t model_row, std::span<float> row) {
   const int width = lk(p);
   switch (p.profile) {
-    case FillProfile::uniform: throw std::logic_error("shape_q_row: the uniform profile is not shaped");
+    case FillProfile::uniform:
+      throw std::logic_error("shape_q_row: the uniform profile is not shaped");
     case FillProfile::sink: {
       const double lambda = log_uniform(p.seed, "q_lambda", model_row, kSinkLog2LambdaMin, kSinkLog2LambdaMax);
       const SinkShape s = sink_shape(p);
@@ -134,7 +137,8 @@ void shape_q_row(const MlaDecodeProblem& p, std::size_t model_row, std::span<flo
 void shape_latent(const MlaDecodeProblem& p, std::size_t token, int pos, std::span<float> latent) {
   const int width = lk(p);
   switch (p.profile) {
-    case FillProfile::uniform: throw std::logic_error("shape_latent: the uniform profile is not shaped");
+    case FillProfile::uniform:
+      throw std::logic_error("shape_latent: the uniform profile is not shaped");
     case FillProfile::sink: {
       const SinkShape s = sink_shape(p);
       const double b = pos == 0 ? kSinkFactor * s.b : s.b;

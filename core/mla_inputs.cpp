@@ -61,8 +61,9 @@ MlaDecodeInputs make_inputs(const MlaDecodeProblem& problem) {
       const auto block = static_cast<std::size_t>(
           in.block_table[static_cast<std::size_t>(r * in.block_table_stride) + pos / block_size]);
       const std::size_t slot = block * block_size + pos % block_size;
-      std::copy_n(request_kv.begin() + static_cast<std::ptrdiff_t>(pos * width), width,
-                  in.kv_cache.begin() + static_cast<std::ptrdiff_t>(host_cache_index(p, static_cast<std::int64_t>(slot))));
+      std::copy_n(
+          request_kv.begin() + static_cast<std::ptrdiff_t>(pos * width), width,
+          in.kv_cache.begin() + static_cast<std::ptrdiff_t>(host_cache_index(p, static_cast<std::int64_t>(slot))));
     }
   }
   return in;

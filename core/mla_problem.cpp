@@ -39,9 +39,12 @@ std::string_view to_string(FillMode f) { return f == FillMode::exact ? "exact" :
 
 std::string_view to_string(FillProfile f) {
   switch (f) {
-    case FillProfile::uniform: return "uniform";
-    case FillProfile::sink: return "sink";
-    case FillProfile::extreme: return "extreme";
+    case FillProfile::uniform:
+      return "uniform";
+    case FillProfile::sink:
+      return "sink";
+    case FillProfile::extreme:
+      return "extreme";
   }
   return "?";
 }
@@ -89,7 +92,8 @@ int max_q_len(const MlaDecodeProblem& p) { return *std::max_element(p.q_lens.beg
 int max_kv_len(const MlaDecodeProblem& p) { return *std::max_element(p.kv_lens.begin(), p.kv_lens.end()); }
 int blocks_for(const MlaDecodeProblem& p, int request) { return blocks_of_request(p, request); }
 int visible_kv(const MlaDecodeProblem& p, int request, int row) {
-  return std::max(0, p.kv_lens[static_cast<std::size_t>(request)] - p.q_lens[static_cast<std::size_t>(request)] + row + 1);
+  return std::max(0,
+                  p.kv_lens[static_cast<std::size_t>(request)] - p.q_lens[static_cast<std::size_t>(request)] + row + 1);
 }
 int blocks_needed(const MlaDecodeProblem& p) { return total_blocks(p); }
 int max_blocks_per_request(const MlaDecodeProblem& p) { return largest_blocks(p); }
@@ -251,10 +255,14 @@ MlaDecodeProblem parse_mla_decode(std::string_view text) {
   p.fill = take_fill_mode(r, p.fill);
   if (auto v = r.take_u64("seed")) p.seed = *v;
   if (auto v = r.take("profile")) {  // absent in repro strings written before fill profiles: uniform
-    if (*v == "uniform") p.profile = FillProfile::uniform;
-    else if (*v == "sink") p.profile = FillProfile::sink;
-    else if (*v == "extreme") p.profile = FillProfile::extreme;
-    else throw ReproParseError("key 'profile': '" + *v + "' is not one of uniform, sink, extreme");
+    if (*v == "uniform")
+      p.profile = FillProfile::uniform;
+    else if (*v == "sink")
+      p.profile = FillProfile::sink;
+    else if (*v == "extreme")
+      p.profile = FillProfile::extreme;
+    else
+      throw ReproParseError("key 'profile': '" + *v + "' is not one of uniform, sink, extreme");
   }
   if (auto v = r.take_int("first_block", 0, kIntMax)) p.first_block = static_cast<int>(*v);
   r.finish();

@@ -38,11 +38,11 @@ enum class Fault : std::uint8_t {
   split_kv_lse_unwritten,        // R7: split-KV stage 2 never writes the LSE it was asked for
   lengths_indexed_by_query_row,  // R12: stage 1 reads a request's kv range at its query row's index
   // R6, R8-R11 (issue 13): kernel variants, capability checks and scales.
-  padded_fp8_single_request,  // R6: the padded-head fp8 regime reads every request's KV from request 0's start
-  kernel_ignores_page_size,   // R8: the bf16 kernel takes the paged table and reads page ids as token slots
-  tokens_folded_into_heads,   // R9: q_len x 16-head rows dispatched to the one-token variant of that many heads
+  padded_fp8_single_request,      // R6: the padded-head fp8 regime reads every request's KV from request 0's start
+  kernel_ignores_page_size,       // R8: the bf16 kernel takes the paged table and reads page ids as token slots
+  tokens_folded_into_heads,       // R9: q_len x 16-head rows dispatched to the one-token variant of that many heads
   supports_accepts_mixed_dtypes,  // R10: the persistent dispatch runs mixed 16-bit q/cache on the single-plane kernel
-  value_scale_k_times_v,      // R11: the fp8 latent's values dequantised with k_scale x v_scale
+  value_scale_k_times_v,          // R11: the fp8 latent's values dequantised with k_scale x v_scale
   // R4 (issue 13, caches past 4 GiB): the decode kernels' cache row byte offset formed in 32 bits
   cache_offset_32bit,
   // R3: the persistent plan sized for q_len 1 while MTP verify builds and runs it for num_spec + 1
@@ -50,15 +50,25 @@ enum class Fault : std::uint8_t {
 };
 
 inline constexpr Fault kAllFaults[] = {
-    Fault::persistent_buffers_partial,     Fault::metadata_unpadded_heads, Fault::block_table_unexpanded,
-    Fault::qo_indptr_assumes_single_token, Fault::non_pow2_qlen_rows_collapse, Fault::tile_width_from_lk,
-    Fault::gather_ignores_strides,         Fault::shuffle_gather_ignores_strides,
+    Fault::persistent_buffers_partial,
+    Fault::metadata_unpadded_heads,
+    Fault::block_table_unexpanded,
+    Fault::qo_indptr_assumes_single_token,
+    Fault::non_pow2_qlen_rows_collapse,
+    Fault::tile_width_from_lk,
+    Fault::gather_ignores_strides,
+    Fault::shuffle_gather_ignores_strides,
     // R1, R2, R7, R12
-    Fault::empty_rows_unwritten, Fault::empty_split_unwritten, Fault::split_kv_lse_unwritten,
+    Fault::empty_rows_unwritten,
+    Fault::empty_split_unwritten,
+    Fault::split_kv_lse_unwritten,
     Fault::lengths_indexed_by_query_row,
     // R6, R8-R11
-    Fault::padded_fp8_single_request, Fault::kernel_ignores_page_size, Fault::tokens_folded_into_heads,
-    Fault::supports_accepts_mixed_dtypes, Fault::value_scale_k_times_v,
+    Fault::padded_fp8_single_request,
+    Fault::kernel_ignores_page_size,
+    Fault::tokens_folded_into_heads,
+    Fault::supports_accepts_mixed_dtypes,
+    Fault::value_scale_k_times_v,
     // R4
     Fault::cache_offset_32bit,
     // R3
@@ -68,8 +78,8 @@ inline constexpr Fault kAllFaults[] = {
 // The precision faults (issue 12 item 3), apart from kAllFaults: the kill matrix needs one scenario
 // per fault of kAllFaults, and these have none.
 inline constexpr Fault kPrecisionFaults[] = {
-    Fault::precision_partial_o_bf16,     Fault::precision_running_o_bf16, Fault::precision_running_o_fp16,
-    Fault::precision_row_sum_bf16,       Fault::precision_row_max_bf16,   Fault::precision_lse_bf16,
+    Fault::precision_partial_o_bf16,     Fault::precision_running_o_bf16,    Fault::precision_running_o_fp16,
+    Fault::precision_row_sum_bf16,       Fault::precision_row_max_bf16,      Fault::precision_lse_bf16,
     Fault::precision_softmax_scale_bf16, Fault::precision_row_sum_drops_key,
 };
 

@@ -52,7 +52,8 @@ void run_cases_under_fault_sets(const std::vector<SweepCase>& cases, Backend* ba
   std::size_t next = 0;
   const auto launch = [&] {
     const SweepCase* c = &cases[next++];
-    ahead.push_back(std::async(std::launch::async, [c, backend, &reason, &first] { return prepare(*c, backend, reason, first); }));
+    ahead.push_back(
+        std::async(std::launch::async, [c, backend, &reason, &first] { return prepare(*c, backend, reason, first); }));
   };
   for (std::size_t i = 0; i < cases.size(); ++i) {
     while (next < cases.size() && ahead.size() < options.lookahead) launch();

@@ -11,8 +11,8 @@
 #include "device/backend/decode_path.hpp"
 #include "device/backend/decode_variant.hpp"
 #include "device/backend/persistent_plan.hpp"
-#include "device/planner/planner_error.hpp"
 #include "device/kernels/split_kv_plan.hpp"
+#include "device/planner/planner_error.hpp"
 #include "properties/gpu/case_limits.hpp"
 #include "properties/support/gather_problem_gen.hpp"
 #include "properties/support/mla_problem_gen.hpp"
@@ -104,12 +104,15 @@ TEST(GeneratorDomain, MutateDrawsTheTriggersOfTheVariantFaults) {
          return kernel_reads_pages_as_tokens(p, {Fault::kernel_ignores_page_size}) && max_kv_len(p) > 1;
        }},
       {"tokens-folded-into-heads (R9)",
-       [](const MlaDecodeProblem& p) { return folded_decode_problem(p, {Fault::tokens_folded_into_heads}).has_value(); }},
+       [](const MlaDecodeProblem& p) {
+         return folded_decode_problem(p, {Fault::tokens_folded_into_heads}).has_value();
+       }},
       {"supports-accepts-mixed-dtypes (R10)",
        [](const MlaDecodeProblem& p) {
          return storage_bytes(p.kv_dtype) == 2 && p.q_dtype != p.kv_dtype && p.path != DecodePath::split_kv;
        }},
-      {"value-scale-k-times-v (R11)", [](const MlaDecodeProblem& p) { return is_fp8(p.kv_dtype) && p.kv_scale != 1.0f; }},
+      {"value-scale-k-times-v (R11)",
+       [](const MlaDecodeProblem& p) { return is_fp8(p.kv_dtype) && p.kv_scale != 1.0f; }},
       {"metadata-sized-for-single-token (R3)", single_token_sizing_shows_on_an_h100},
   };
   for (const MlaDecodeProblem& p : draw(mutate, 17)) {

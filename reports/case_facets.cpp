@@ -1,9 +1,8 @@
 #include "reports/case_facets.hpp"
 
-#include <cmath>
-
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -131,7 +130,8 @@ BoundUsedHistogram bound_used_histogram(std::span<const CaseResult> rows) {
       if (!(t.tol.rms > 0.0) || !std::isfinite(t.tol.rms)) continue;
       const std::string name = t.name + " rms";
       auto it = std::find_if(h.tensors.begin(), h.tensors.end(), [&](const auto& s) { return s.first == name; });
-      if (it == h.tensors.end()) it = h.tensors.insert(h.tensors.end(), {name, std::vector<double>(h.bins.size(), 0.0)});
+      if (it == h.tensors.end())
+        it = h.tensors.insert(h.tensors.end(), {name, std::vector<double>(h.bins.size(), 0.0)});
       const double used = t.stats.rms_rel_err / t.tol.rms;
       std::size_t bin = 0;
       if (used > 0.0) {

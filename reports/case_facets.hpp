@@ -47,7 +47,7 @@ double bound_used(const CaseResult& row);
 // half-decade bins from 1e-4 to 1, plus "0" (exact) and "<1e-4". A row that passed used at most
 // its whole bound, so the last bin ends at 1.
 struct BoundUsedHistogram {
-  std::vector<std::string> bins;                          // "0", "<1e-4", "1e-4", "3e-4", ..., "3e-1"
+  std::vector<std::string> bins;                                     // "0", "<1e-4", "1e-4", "3e-4", ..., "3e-1"
   std::vector<std::pair<std::string, std::vector<double>>> tensors;  // "O rms" -> count per bin
 };
 BoundUsedHistogram bound_used_histogram(std::span<const CaseResult> rows);

@@ -99,7 +99,8 @@ std::string bound_used_distribution(std::span<const Case> cases) {
       "<p>How much of its normwise bound each correct (PASSED) case used: rms_rel_err / tol_rms per compared "
       "tensor with an rms bound, in half-decade bins (\"3e-3\" holds [10^-2.5, 10^-2)); \"0\" counts exact "
       "results. Cases far below 1 leave a margin a small precision mistake can hide in.</p>\n";
-  if (h.tensors.empty()) return section("bound-used", "Bound used by correct cases", body + "<p>No passed cases.</p>\n");
+  if (h.tensors.empty())
+    return section("bound-used", "Bound used by correct cases", body + "<p>No passed cases.</p>\n");
   std::vector<BarSeries> series;
   for (const auto& [name, counts] : h.tensors) series.push_back({name, counts});
   return section("bound-used", "Bound used by correct cases",

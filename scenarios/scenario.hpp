@@ -33,9 +33,9 @@ struct Scenario {
 
 // The table's columns (scenarios/README.md documents each).
 inline constexpr std::array<std::string_view, 27> kScenarioColumns = {
-    "id",      "upstream", "reference", "model",      "title",    "op",       "fault",  "caught_by", "heads",
-    "tp",      "lv",       "rope",      "kv_lens",    "q_lens",   "block_size", "q_dtype", "kv_dtype",
-    "kv_scale", "o_dtype", "path",     "layout",    "interleaved", "kv_heads", "head_size", "seed",   "note",
+    "id",          "upstream", "reference", "model",       "title",    "op",         "fault",   "caught_by", "heads",
+    "tp",          "lv",       "rope",      "kv_lens",     "q_lens",   "block_size", "q_dtype", "kv_dtype",  "kv_scale",
+    "o_dtype",     "path",     "layout",    "interleaved", "kv_heads", "head_size",  "seed",    "note",
     "first_block",  // issue 13 item 2: blocks placed past 4 GiB
 };
 

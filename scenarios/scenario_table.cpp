@@ -18,7 +18,8 @@ namespace {
 constexpr int kIntMax = std::numeric_limits<int>::max();
 
 // Columns only one op has: a value in the other op's row is a mistake in the table.
-constexpr std::string_view kMlaOnly[] = {"heads", "tp", "lv", "rope", "q_lens", "q_dtype", "kv_scale", "path", "first_block"};
+constexpr std::string_view kMlaOnly[] = {"heads",   "tp",       "lv",   "rope",       "q_lens",
+                                         "q_dtype", "kv_scale", "path", "first_block"};
 constexpr std::string_view kGatherOnly[] = {"layout", "interleaved", "kv_heads", "head_size"};
 constexpr std::string_view kRequired[] = {"id", "upstream", "reference", "model", "title",
                                           "op", "fault",    "caught_by", "kv_lens", "note"};

@@ -49,7 +49,8 @@ std::vector<float> logical_kv(const MlaDecodeProblem& p, const MlaDecodeInputs& 
   std::vector<float> out;
   for (int r = 0; r < batch(p); ++r) {
     for (int pos = 0; pos < p.kv_lens[r]; ++pos) {
-      const std::int64_t block = in.block_table[static_cast<std::size_t>(r * in.block_table_stride + pos / p.block_size)];
+      const std::int64_t block =
+          in.block_table[static_cast<std::size_t>(r * in.block_table_stride + pos / p.block_size)];
       const auto first = in.kv_cache.begin() +
                          static_cast<std::ptrdiff_t>(host_cache_index(p, block * p.block_size + pos % p.block_size));
       out.insert(out.end(), first, first + lk(p));

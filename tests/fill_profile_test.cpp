@@ -106,14 +106,16 @@ TEST(FillProfile, SinkScoresSpanNearZeroToHundredsWithASink) {
 
 TEST(FillProfile, ExtremeCodesReachTheLargestFiniteAndTheSubnormals) {
   for (const auto& [dtype, scale] :
-       {std::pair{DType::fp8_e4m3fn, 0x1p-8f}, std::pair{DType::fp8_e4m3fn, 1.0f}, std::pair{DType::fp8_e4m3fnuz, 0x1p8f},
-        std::pair{DType::f16, 1.0f}, std::pair{DType::bf16, 1.0f}}) {
+       {std::pair{DType::fp8_e4m3fn, 0x1p-8f}, std::pair{DType::fp8_e4m3fn, 1.0f},
+        std::pair{DType::fp8_e4m3fnuz, 0x1p8f}, std::pair{DType::f16, 1.0f}, std::pair{DType::bf16, 1.0f}}) {
     const MlaDecodeProblem p = model(FillProfile::extreme, dtype, scale);
     const MlaDecodeInputs in = make_inputs(p);
     SCOPED_TRACE(std::string(to_string(dtype)) + " kv_scale=" + std::to_string(scale));
     // fp8: 0.9 of the largest code, the value capped at 57344; 16-bit caches: 57344.
     const double reach = is_fp8(dtype) ? std::min(0.9 * max_finite(dtype), 57344.0 / scale) : 57344.0;
-    const double smallest_normal = dtype == DType::fp8_e4m3fn ? 0x1p-6 : dtype == DType::fp8_e4m3fnuz ? 0x1p-7 : 0x1p-14;
+    const double smallest_normal = dtype == DType::fp8_e4m3fn     ? 0x1p-6
+                                   : dtype == DType::fp8_e4m3fnuz ? 0x1p-7
+                                                                  : 0x1p-14;
     double top = 0.0;
     int subnormal = 0;
     for (int r = 0; r < batch(p); ++r) {

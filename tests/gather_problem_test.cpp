@@ -1,10 +1,11 @@
 // Descriptor validation, addressing and repro strings of kv_gather.
+#include "core/gather_problem.hpp"
+
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "core/error.hpp"
-#include "core/gather_problem.hpp"
 #include "tests/rejected_field.hpp"
 
 namespace mlacheck {

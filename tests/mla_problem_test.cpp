@@ -1,10 +1,11 @@
 // Descriptor validation, derived values and repro strings of mla_decode.
+#include "core/mla_problem.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "core/error.hpp"
-#include "core/mla_problem.hpp"
 #include "tests/rejected_field.hpp"
 
 namespace mlacheck {

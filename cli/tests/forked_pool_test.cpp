@@ -1,21 +1,21 @@
 // run_forked_pool without a GPU: every job's output comes back to its index, a child that dies or
 // hangs costs its own job only, and one child's end does not wait for a sibling's.
-#include <gtest/gtest.h>
+#include "cli/forked_pool.hpp"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <csignal>
 #include <string>
 #include <vector>
 
-#include "cli/forked_pool.hpp"
-
 namespace mlacheck::cli {
 namespace {
 
 TEST(ForkedPool, EveryJobReportsToItsIndex) {
   std::vector<ForkedJob> jobs;
-  for (int i = 0; i < 7; ++i) jobs.push_back({[i] { return "job " + std::to_string(i) + std::string(100000, 'x'); }, 60.0});
+  for (int i = 0; i < 7; ++i)
+    jobs.push_back({[i] { return "job " + std::to_string(i) + std::string(100000, 'x'); }, 60.0});
   std::vector<int> seen(jobs.size(), 0);
   run_forked_pool(jobs, 3, [&](std::size_t k, ChildOutcome out) {
     ++seen[k];

@@ -1,6 +1,8 @@
 // The sensitivity matrix's logic on made-up rows, without a GPU: what counts as caught, the
 // per-fault figures, the problems that make `scenarios --sensitivity` exit 1, the CSV, the
 // --fault choice, and the plan it runs (the main job's mla_decode cases).
+#include "cli/sensitivity_matrix.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "cli/sensitivity_matrix.hpp"
 #include "cli/sensitivity_run.hpp"
 #include "cli/sensitivity_section.hpp"
 #include "cli/worker_protocol.hpp"
@@ -36,7 +37,8 @@ constexpr ResultState F = ResultState::failed;
 constexpr ResultState E = ResultState::errored;
 constexpr ResultState S = ResultState::skipped;
 
-SensitivityRun run_of(std::uint64_t seed, std::optional<Fault> fault, std::vector<CaseResult> rows, std::size_t cases = 3) {
+SensitivityRun run_of(std::uint64_t seed, std::optional<Fault> fault, std::vector<CaseResult> rows,
+                      std::size_t cases = 3) {
   SensitivityRun r;
   r.seed = seed;
   r.fault = fault;
@@ -160,7 +162,8 @@ TEST(SensitivityMatrix, SeedsCsvQuotesFieldsWithCommas) {
   const std::string csv = sensitivity_seeds_csv(m);
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "fault,seed,cases,rows,rows_caught,worst_failing_bound_used,worst_passing_bound_used,lost,first_caught");
-  EXPECT_NE(csv.find("\nprecision-lse-bf16,1,3,3,2,40,0.2,,\"a: O: 3 mismatches, rms 0.1\"\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("\nprecision-lse-bf16,1,3,3,2,40,0.2,,\"a: O: 3 mismatches, rms 0.1\"\n"), std::string::npos)
+      << csv;
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 3 * 3);
 }
 
@@ -196,7 +199,8 @@ TEST(SensitivitySeedRuns, FramesGoToTheirSetAndALostChildLosesEveryRun) {
   outcome.reported = true;
   for (std::size_t i = 0; i < 2; ++i) {
     for (std::size_t s = 0; s < 3; ++s) {
-      outcome.output += encode_row_frame(i * 3 + s, row(std::string(1, static_cast<char>('a' + i)), s == 0 ? P : F, 1.0));
+      outcome.output +=
+          encode_row_frame(i * 3 + s, row(std::string(1, static_cast<char>('a' + i)), s == 0 ? P : F, 1.0));
     }
   }
   std::vector<SensitivityRun> runs = seed_runs(7, 2, faults, outcome, 100.0);

@@ -2,9 +2,8 @@
 // lost case gets.
 #include <gtest/gtest.h>
 
-#include <csignal>
-
 #include <algorithm>
+#include <csignal>
 #include <set>
 #include <string>
 

@@ -6,8 +6,8 @@ namespace mlacheck {
 
 bool kernel_reads_pages_as_tokens(const MlaDecodeProblem& p, const FaultSet& faults) {
   const int page = p.block_size;
-  const bool believed_paged = p.q_dtype == DType::bf16 && p.kv_dtype == DType::bf16 &&
-                              (page == 16 || page == 32 || page == 64 || page == 128);
+  const bool believed_paged =
+      p.q_dtype == DType::bf16 && p.kv_dtype == DType::bf16 && (page == 16 || page == 32 || page == 64 || page == 128);
   return faults.has(Fault::kernel_ignores_page_size) && believed_paged;
 }
 

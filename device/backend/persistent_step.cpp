@@ -60,7 +60,7 @@ PreparedDecode prepare_persistent_decode(const MlaDecodeProblem& p, const Device
   // Fault persistent-buffers-partial (UPSTREAM S1): one of the six buffers is not passed on; the
   // launcher's all-or-none check must refuse the launch.
   if (faults.has(Fault::persistent_buffers_partial)) args.metadata.reduce_partial_map = nullptr;
-  
+
   args.q = io.q;
   args.kv_cache = io.kv_cache;
   args.kv_indices = io.kv_indices;

@@ -30,8 +30,8 @@ PreparedDecode prepare_split_kv_decode(const MlaDecodeProblem& p, const DeviceIn
   args.faults = faults;
   // Fault padded-fp8-single-request (UPSTREAM R6): heads that need padding with an fp8 cache are
   // routed to a regime written for a batch of one.
-  args.kv_of_first_request = faults.has(Fault::padded_fp8_single_request) &&
-                             head_pad_mode(p) != HeadPadMode::none && is_fp8(p.kv_dtype);
+  args.kv_of_first_request =
+      faults.has(Fault::padded_fp8_single_request) && head_pad_mode(p) != HeadPadMode::none && is_fp8(p.kv_dtype);
   return {[args, stream = io.stream] { kernels::launch_mla_decode_split_kv(args, stream); }, num_splits};
 }
 

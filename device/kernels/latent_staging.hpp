@@ -8,8 +8,6 @@
 // With the fault tile-width-from-lk the dispatch passes value_tile = next_pow2(Lk) and no rope
 // tile: the rope then overlaps the next row, as the upstream mistake did.
 // First: defines __host__ / __device__, which dtype_convert.hpp uses.
-#include "device/platform/gpu_runtime.hpp"
-
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -19,6 +17,7 @@
 #include "device/kernels/async_copy.hpp"
 #include "device/kernels/attention_geometry.hpp"
 #include "device/kernels/lds_chunk.hpp"
+#include "device/platform/gpu_runtime.hpp"
 
 namespace mlacheck::kernels {
 
@@ -180,8 +179,7 @@ __device__ void stage_kv_tile(std::uint16_t* tile, const LatentLayout& layout, b
       const int r = idx / layout.lk;
       const int e = idx - r * layout.lk;
       const std::int32_t slot = slots[r];
-      tile[r * layout.stride + layout.staged_index(e)] =
-          slot >= 0 ? staged_code<S>(row_of(slot)[e]) : std::uint16_t{0};
+      tile[r * layout.stride + layout.staged_index(e)] = slot >= 0 ? staged_code<S>(row_of(slot)[e]) : std::uint16_t{0};
     }
   }
 }

@@ -31,15 +31,24 @@ inline constexpr std::uint32_t kRunningOAny = kRunningOBf16 | kRunningOF16;
 // The bit of a precision fault; 0 for every other fault.
 inline std::uint32_t precision_fault_bit(Fault f) {
   switch (f) {
-    case Fault::precision_partial_o_bf16: return kPartialOBf16;
-    case Fault::precision_running_o_bf16: return kRunningOBf16;
-    case Fault::precision_running_o_fp16: return kRunningOF16;
-    case Fault::precision_row_sum_bf16: return kRowSumBf16;
-    case Fault::precision_row_max_bf16: return kRowMaxBf16;
-    case Fault::precision_lse_bf16: return kLseBf16;
-    case Fault::precision_softmax_scale_bf16: return kSoftmaxScaleBf16;
-    case Fault::precision_row_sum_drops_key: return kRowSumDropsKey;
-    default: return 0;
+    case Fault::precision_partial_o_bf16:
+      return kPartialOBf16;
+    case Fault::precision_running_o_bf16:
+      return kRunningOBf16;
+    case Fault::precision_running_o_fp16:
+      return kRunningOF16;
+    case Fault::precision_row_sum_bf16:
+      return kRowSumBf16;
+    case Fault::precision_row_max_bf16:
+      return kRowMaxBf16;
+    case Fault::precision_lse_bf16:
+      return kLseBf16;
+    case Fault::precision_softmax_scale_bf16:
+      return kSoftmaxScaleBf16;
+    case Fault::precision_row_sum_drops_key:
+      return kRowSumDropsKey;
+    default:
+      return 0;
   }
 }
 

@@ -17,8 +17,6 @@
 // computed: the softmax scale in attend(), row max, row sum and the dropped key in softmax(), the
 // accumulator after each tile, the LSE and a split's partial O in write().
 // First: defines __host__ / __device__, which dtype_convert.hpp uses.
-#include "device/platform/gpu_runtime.hpp"
-
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -30,6 +28,7 @@
 #include "device/kernels/lds_chunk.hpp"
 #include "device/kernels/mma_tile.hpp"
 #include "device/kernels/precision_fault_points.hpp"
+#include "device/platform/gpu_runtime.hpp"
 #include "device/platform/warp_reduce.hpp"
 
 namespace mlacheck::kernels {
@@ -121,7 +120,8 @@ struct RowGroupAttention {
     const KV* cache = static_cast<const KV*>(p.kv);
 #pragma unroll
     for (int s = 0; s + 1 < G::kStages; ++s) {
-      if (s < n_tiles) stage_kv_tile<KV, S>(kv_tile(sh, s), layout, p.kv_vector, p.cache_offset_32bit, cache, sh.slot_ring[s]);
+      if (s < n_tiles)
+        stage_kv_tile<KV, S>(kv_tile(sh, s), layout, p.kv_vector, p.cache_offset_32bit, cache, sh.slot_ring[s]);
       commit_copies();  // group s: tile s (and q with group 0)
     }
 
@@ -292,7 +292,8 @@ struct RowGroupAttention {
     }
     *reinterpret_cast<Codes*>(p_tile(sh, 0) + row * G::kPStride + c0) = hi;
     if constexpr (kMixed) *reinterpret_cast<Codes*>(p_tile(sh, 1) + row * G::kPStride + c0) = lo;
-    st.l_run = stored_row_sum(st.l_run * alpha + gpu::warp_reduce(sum, gpu::Sum<float>{}, G::kThreadsPerRow), precision);
+    st.l_run =
+        stored_row_sum(st.l_run * alpha + gpu::warp_reduce(sum, gpu::Sum<float>{}, G::kThreadsPerRow), precision);
     st.m_run = stored_row_max(m_new, precision);
     if (tid % G::kThreadsPerRow == 0) sh.row_alpha[row] = alpha;
   }

@@ -1,11 +1,11 @@
 #include "device/plugin/plugin_library.hpp"
 
-#include "device/staging/abi_problem.hpp"
-
 #include <dlfcn.h>
 
 #include <filesystem>
 #include <string_view>
+
+#include "device/staging/abi_problem.hpp"
 
 namespace mlacheck {
 
@@ -35,7 +35,8 @@ std::string table_problem(const mlacheck_backend_v1& t) {
   if (!p_rounding_from_abi(t.p_dtype)) {
     return "p_dtype is " + std::to_string(t.p_dtype) +
            ", not MLACHECK_P_UNDECLARED (-1), MLACHECK_P_Q_DTYPE (-2), MLACHECK_P_MMA_INPUT (-3), "
-           "MLACHECK_DTYPE_F32 (0), MLACHECK_DTYPE_BF16 (1) or MLACHECK_DTYPE_F16 (2) (P in fp8 has no tolerance model)";
+           "MLACHECK_DTYPE_F32 (0), MLACHECK_DTYPE_BF16 (1) or MLACHECK_DTYPE_F16 (2) (P in fp8 has no tolerance "
+           "model)";
   }
   const std::pair<std::string_view, bool> functions[] = {
       {"open", t.open != nullptr},         {"close", t.close != nullptr}, {"supports", t.supports != nullptr},

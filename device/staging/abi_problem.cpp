@@ -118,13 +118,20 @@ DType dtype_from_abi(std::int32_t code, const char* what) {
 
 std::optional<PRoundingPoint> p_rounding_from_abi(std::int32_t code) {
   switch (code) {
-    case MLACHECK_P_UNDECLARED: return PRoundingPoint::undeclared;
-    case MLACHECK_P_Q_DTYPE: return PRoundingPoint::to_q_dtype;
-    case MLACHECK_P_MMA_INPUT: return PRoundingPoint::to_mma_input;
-    case MLACHECK_DTYPE_F32: return PRoundingPoint::kept_f32;
-    case MLACHECK_DTYPE_BF16: return PRoundingPoint::to_bf16;
-    case MLACHECK_DTYPE_F16: return PRoundingPoint::to_f16;
-    default: return std::nullopt;
+    case MLACHECK_P_UNDECLARED:
+      return PRoundingPoint::undeclared;
+    case MLACHECK_P_Q_DTYPE:
+      return PRoundingPoint::to_q_dtype;
+    case MLACHECK_P_MMA_INPUT:
+      return PRoundingPoint::to_mma_input;
+    case MLACHECK_DTYPE_F32:
+      return PRoundingPoint::kept_f32;
+    case MLACHECK_DTYPE_BF16:
+      return PRoundingPoint::to_bf16;
+    case MLACHECK_DTYPE_F16:
+      return PRoundingPoint::to_f16;
+    default:
+      return std::nullopt;
   }
 }
 

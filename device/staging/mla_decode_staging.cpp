@@ -53,10 +53,11 @@ std::vector<std::int32_t> engine_block_table(const MlaDecodeProblem& p, const Ml
 // their place. Below first_block nothing is uploaded (the host never held it): the pool is
 // poisoned first with kv_dtype's NaN code, so a row read from there -- a wrapped 32-bit offset
 // (UPSTREAM R4), a wrong block id -- turns the output NaN instead of passing by luck.
-GuardedBuffer& stage_cache_pool(GuardedBufferSet& buffers, const MlaDecodeProblem& p, std::span<const std::byte> codes) {
+GuardedBuffer& stage_cache_pool(GuardedBufferSet& buffers, const MlaDecodeProblem& p,
+                                std::span<const std::byte> codes) {
   if (p.first_block == 0) return buffers.input("kv_cache", codes);
-  GuardedBuffer& pool = buffers.output("kv_cache", p.kv_dtype, static_cast<std::size_t>(cache_pool_bytes(p)) /
-                                                                   storage_bytes(p.kv_dtype));
+  GuardedBuffer& pool =
+      buffers.output("kv_cache", p.kv_dtype, static_cast<std::size_t>(cache_pool_bytes(p)) / storage_bytes(p.kv_dtype));
   pool.upload_at(static_cast<std::size_t>(std::int64_t{p.first_block} * p.block_size * cache_row_bytes(p)), codes);
   return pool;
 }

@@ -3,6 +3,8 @@
 // of precision_fault_points.hpp hands back the same bits unless its own fault is on -- so the
 // correct kernels compute what they computed before the points were put in -- and rounds once
 // to its type when it is.
+#include "device/precision_faults.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,7 +18,6 @@
 
 #include "device/faults.hpp"
 #include "device/kernels/precision_fault_points.hpp"
-#include "device/precision_faults.hpp"
 
 namespace mlacheck {
 namespace {
@@ -82,9 +83,21 @@ TEST(PrecisionFaultBits, OneDistinctBitPerPrecisionFaultNoneForTheOthers) {
 // Values a kernel meets at the points: signed, tiny, huge, subnormal, the specials, and values
 // no 16-bit type holds exactly.
 std::vector<float> probe_values() {
-  std::vector<float> v = {0.0f, -0.0f, 1.0f, -1.0f, 0.1f, 1.0f / 3.0f, 7.4281f, -123.456f, 65519.0f, 70000.0f,
-                          3.0e38f, 1.0e-30f, std::numeric_limits<float>::denorm_min(),
-                          std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+  std::vector<float> v = {0.0f,
+                          -0.0f,
+                          1.0f,
+                          -1.0f,
+                          0.1f,
+                          1.0f / 3.0f,
+                          7.4281f,
+                          -123.456f,
+                          65519.0f,
+                          70000.0f,
+                          3.0e38f,
+                          1.0e-30f,
+                          std::numeric_limits<float>::denorm_min(),
+                          std::numeric_limits<float>::infinity(),
+                          -std::numeric_limits<float>::infinity(),
                           std::numeric_limits<float>::quiet_NaN()};
   std::uint32_t x = 0x12345678u;
   for (int i = 0; i < 2000; ++i) {

@@ -21,7 +21,8 @@ class RefusingBackend final : public Backend {
   std::optional<std::string> supports(const KvGatherProblem&) const override { return std::nullopt; }
   // A pool past 4 GiB does not fit this stand-in's memory.
   std::optional<std::string> lacks_memory(const MlaDecodeProblem& p) const override {
-    if (cache_pool_bytes(p) > (std::int64_t{1} << 32)) return "needs about 4200 MiB of device memory, 1000 MiB are free";
+    if (cache_pool_bytes(p) > (std::int64_t{1} << 32))
+      return "needs about 4200 MiB of device memory, 1000 MiB are free";
     return std::nullopt;
   }
   MlaDecodeRun run(const MlaDecodeProblem&, const MlaDecodeInputs&, const FaultSet&) override {
@@ -96,7 +97,8 @@ TEST(RefusalPolicy, ACaseTheGpuHasNoMemoryForStaysSkippedWhateverItsOrigin) {
     EXPECT_TRUE(row.skipped_for_memory);
     settle_unrun_case(row, origin, true, true);
     EXPECT_EQ(row.state, ResultState::skipped) << to_string(origin);
-    EXPECT_EQ(row.reason, "not enough memory on this machine: needs about 4200 MiB of device memory, 1000 MiB are free");
+    EXPECT_EQ(row.reason,
+              "not enough memory on this machine: needs about 4200 MiB of device memory, 1000 MiB are free");
   }
   // The same shape below 4 GiB is admitted.
   p.first_block = 0;

@@ -5,12 +5,12 @@
 // poisons a pool over 4 GiB, so the property sweep's case count would dominate the run, and
 // `mlacheck mutate --past-4gib-percent` draws such cases at random. A case the GPU has no memory
 // for is SKIPPED with the reason (admission, Backend::lacks_memory).
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
 #include <iostream>
 #include <string>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <rapidcheck.h>
 
 #include "harness/mla_case.hpp"
 #include "properties/gpu/case_assertions.hpp"
@@ -24,11 +24,8 @@ namespace {
 
 constexpr int kDraws = 12;
 // Every draw past 4 GiB; device shapes; the oracle's work per case small.
-constexpr MlaGenLimits kPast4GiBLimits{.max_batch = 8,
-                                       .max_kv_len = 1024,
-                                       .max_oracle_flops = 3e8,
-                                       .device_shapes_only = true,
-                                       .past_4gib_percent = 100};
+constexpr MlaGenLimits kPast4GiBLimits{
+    .max_batch = 8, .max_kv_len = 1024, .max_oracle_flops = 3e8, .device_shapes_only = true, .past_4gib_percent = 100};
 
 // kDraws problems at sizes spread over rapidcheck's range, from a fixed seed, every one past 4 GiB
 // and each path in turn (auto, persistent, split-KV) so both decode paths read past 4 GiB.

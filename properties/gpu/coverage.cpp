@@ -1,5 +1,7 @@
 #include "properties/gpu/coverage.hpp"
 
+#include <rapidcheck.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -8,8 +10,6 @@
 #include <span>
 #include <string_view>
 #include <utility>
-
-#include <rapidcheck.h>
 
 namespace mlacheck {
 

@@ -1,11 +1,12 @@
 // The coverage registry's verdict, without a GPU: a bucket with no case checked and passed is a
 // hole, whether it received no case or only cases the backend refused.
+#include "properties/gpu/coverage.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <sstream>
 
-#include "properties/gpu/coverage.hpp"
 #include "properties/support/mla_problem_gen.hpp"
 
 namespace mlacheck {
@@ -57,7 +58,8 @@ TEST(Coverage, EveryCaseHasOneHeadCountOneLengthAndOneProfile) {
   const std::vector<std::string> profiles = {"profile=uniform", "profile=sink", "profile=extreme"};
   for (const auto& family : {head_counts, lengths, profiles}) EXPECT_EQ(count_in(all, family), 3 + (family == lengths));
   EXPECT_EQ(count_in(all_mla_buckets(false, false), lengths), 3);
-  const auto gen = gen_mla_decode_problem(MlaGenLimits{.max_batch = 8, .max_kv_len = 600, .long_kv_percent = 5, .device_shapes_only = true});
+  const auto gen = gen_mla_decode_problem(
+      MlaGenLimits{.max_batch = 8, .max_kv_len = 600, .long_kv_percent = 5, .device_shapes_only = true});
   for (int i = 0; i < 200; ++i) {
     const MlaDecodeProblem p = gen(rc::Random(static_cast<std::uint64_t>(i) + 1), 100).value();
     const std::vector<std::string> buckets = mla_buckets(p, false);

@@ -6,13 +6,13 @@
 // it). An explicit max_success in RC_PARAMS wins, and RC_PARAMS="reproduce=..." replays a failure.
 // It is set here, before rapidcheck reads RC_PARAMS on first use, so that running the executable
 // directly and running it under ctest check the same number of cases.
+#include <gtest/gtest.h>
+
 #include <charconv>
 #include <cstdlib>
 #include <iostream>
 #include <string>
 #include <string_view>
-
-#include <gtest/gtest.h>
 
 #include "properties/gpu/coverage.hpp"
 #include "properties/gpu/gpu_devices.hpp"

@@ -56,8 +56,8 @@ MlaCase single_token_requests(const MlaDecodeProblem& p, const MlaDecodeInputs& 
     }
   }
   c.problem.num_blocks = std::max(p.num_blocks, p.first_block + blocks_needed(c.problem));
-  c.inputs.kv_cache.resize(static_cast<std::size_t>(host_cache_blocks(c.problem)) * static_cast<std::size_t>(p.block_size) *
-                               static_cast<std::size_t>(lk(p)),
+  c.inputs.kv_cache.resize(static_cast<std::size_t>(host_cache_blocks(c.problem)) *
+                               static_cast<std::size_t>(p.block_size) * static_cast<std::size_t>(lk(p)),
                            std::numeric_limits<float>::quiet_NaN());
   return c;
 }

@@ -102,13 +102,13 @@ rc::Gen<MlaDecodeProblem> gen_mla_decode_problem(MlaGenLimits limits) {
         // One request in eight is a padded row (kv_len 0, its table row all -1): CUDA-graph
         // padding and ranks owning no KV (UPSTREAM R1). Shrinks toward a real request.
         const bool padded = *weighted_shrinking_element<bool>({{7, false}, {1, true}});
-        p.kv_lens.push_back(padded ? 0
-                                   : *gen_kv_len(q_len, p.block_size,
-                                                 std::min(kv_cap, oracle_kv_cap(p, q_len, flops_share))));
+        p.kv_lens.push_back(
+            padded ? 0 : *gen_kv_len(q_len, p.block_size, std::min(kv_cap, oracle_kv_cap(p, q_len, flops_share))));
       }
       // validate() wants one cached token somewhere: an all-padding batch has nothing to compare.
       if (std::all_of(p.kv_lens.begin(), p.kv_lens.end(), [](int kv) { return kv == 0; })) {
-        p.kv_lens[0] = *gen_kv_len(p.q_lens[0], p.block_size, std::min(kv_cap, oracle_kv_cap(p, p.q_lens[0], flops_share)));
+        p.kv_lens[0] =
+            *gen_kv_len(p.q_lens[0], p.block_size, std::min(kv_cap, oracle_kv_cap(p, p.q_lens[0], flops_share)));
       }
       if (limits.long_kv_percent > 0 &&
           *weighted_shrinking_element<bool>({{100 - static_cast<std::size_t>(limits.long_kv_percent), false},

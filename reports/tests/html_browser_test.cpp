@@ -77,8 +77,8 @@ TEST(HtmlBrowser, ChromiumRendersTheReport) {
   const std::string url = "file://" + dir.file("report.html");
   ASSERT_EQ(chromium(exe, "--dump-dom " + url, dir.file("dom.html")), 0) << slurp(dir.file("dom.html"));
   const auto tags = test::scan_tags(slurp(dir.file("dom.html")));
-  for (const char* id : {"summary", "worst-cases", "categories", "error-vs-kv-len", "error-histogram", "bound-used", "coverage",
-                         "kill-matrix", "all-cases"}) {
+  for (const char* id : {"summary", "worst-cases", "categories", "error-vs-kv-len", "error-histogram", "bound-used",
+                         "coverage", "kill-matrix", "all-cases"}) {
     EXPECT_FALSE(test::tags_in_section(tags, id).empty()) << id;
   }
   EXPECT_EQ(test::count_named(test::tags_in_section(tags, "error-vs-kv-len"), "circle"), 38u);

@@ -73,7 +73,7 @@ std::vector<std::string> section_ids(const std::vector<test::Tag>& tags) {
 TEST(HtmlReport, HasTheExpectedSectionsInOrder) {
   const auto tags = scan_tags(html_of(a_run()));
   EXPECT_EQ(section_ids(tags), (std::vector<std::string>{"summary", "worst-cases", "categories", "error-vs-kv-len",
-                                                          "error-histogram", "bound-used", "coverage", "all-cases"}));
+                                                         "error-histogram", "bound-used", "coverage", "all-cases"}));
   const auto with_kill = scan_tags(html_of(a_run(), a_kill_matrix()));
   EXPECT_EQ(section_ids(with_kill)[7], "kill-matrix");
 }
@@ -205,13 +205,14 @@ TEST(HtmlReport, BoundUsedHistogramCountsPassedCasesPerHalfDecade) {
   // O's tol_rms is 1e-2 (sample_rows.hpp), so an rms_rel_err of e uses e/1e-2 of it; LSE's is e/4.
   std::vector<CaseResult> rows;
   for (double e : {0.0, 5e-7, 2e-6, 5e-6, 5e-6, 9.9e-3}) {
-    rows.push_back(test::mla_row("p" + std::to_string(rows.size()), ResultState::passed, 17, DType::bf16, "split_kv", e));
+    rows.push_back(
+        test::mla_row("p" + std::to_string(rows.size()), ResultState::passed, 17, DType::bf16, "split_kv", e));
   }
   rows.push_back(test::mla_row("bad", ResultState::failed, 17, DType::bf16, "split_kv", 0.5));  // not correct
   rows.push_back(test::mla_row("skip", ResultState::skipped, 17, DType::bf16, "split_kv", 0.0));
   const BoundUsedHistogram h = bound_used_histogram(rows);
-  EXPECT_EQ(h.bins, (std::vector<std::string>{"0", "<1e-4", "1e-4", "3e-4", "1e-3", "3e-3", "1e-2", "3e-2", "1e-1",
-                                              "3e-1"}));
+  EXPECT_EQ(h.bins,
+            (std::vector<std::string>{"0", "<1e-4", "1e-4", "3e-4", "1e-3", "3e-3", "1e-2", "3e-2", "1e-1", "3e-1"}));
   ASSERT_EQ(h.tensors.size(), 2u);
   EXPECT_EQ(h.tensors[0].first, "O rms");
   EXPECT_EQ(h.tensors[0].second, (std::vector<double>{1, 1, 1, 2, 0, 0, 0, 0, 0, 1}));

@@ -18,7 +18,8 @@ const std::string kHeader =
     "id,upstream,reference,model,title,op,fault,caught_by,heads,tp,lv,rope,kv_lens,q_lens,block_size,q_dtype,kv_dtype,"
     "kv_scale,o_dtype,path,layout,interleaved,kv_heads,head_size,seed,note,first_block\n";
 const std::string kGoodRow =
-    "ok,S4,ref,DeepSeek-V3,title,mla_decode,non-pow2-qlen-rows-collapse,comparison,128,8,512,64,\"100,200\",\"3,5\",16,,,,,"
+    "ok,S4,ref,DeepSeek-V3,title,mla_decode,non-pow2-qlen-rows-collapse,comparison,128,8,512,64,\"100,200\",\"3,5\",16,"
+    ",,,,"
     "split_kv,,,,,1,note,\n";
 
 // The TableError that loading `text` (written to a file) throws; fails the test if none.
@@ -51,8 +52,8 @@ TEST(ShippedScenarioTable, LoadsWithEveryUpstreamBugAndFault) {
     bugs.insert(s.upstream);
     faults.insert(s.fault);
   }
-  for (const char* bug :
-       {"S1", "S2", "S3", "S4", "S5", "S6", "S7", "R1", "R2", "R3", "R4", "R6", "R7", "R8", "R9", "R10", "R11", "R12"}) {
+  for (const char* bug : {"S1", "S2", "S3", "S4", "S5", "S6", "S7", "R1", "R2", "R3", "R4", "R6", "R7", "R8", "R9",
+                          "R10", "R11", "R12"}) {
     EXPECT_EQ(bugs.count(bug), 1u) << bug << " has no scenario";
   }
   EXPECT_EQ(faults.size(), std::size(kAllFaults)) << "every fault has a scenario that reproduces it";

@@ -1,5 +1,6 @@
 // The batched-test machinery end to end: result files, the batch and case commands of
 // mlacheck_test_batch against a demo executable, and the ctest file the discovery script writes.
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,8 +10,6 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "tests/batching/case_result_file.hpp"
 
@@ -43,9 +42,8 @@ Ran run(const std::string& command) {
 class Batching : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("mlacheck-batching-" + std::to_string(getpid()) + "-" +
-            testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() / ("mlacheck-batching-" + std::to_string(getpid()) + "-" +
+                                        testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -167,10 +165,13 @@ TEST_F(Batching, AnExecutableThatCannotStartFailsTheBatch) {
 // (parameter descriptions dropped), each requiring its batch; and ctest honours the fixtures.
 TEST_F(Batching, DiscoveryWritesBatchesAndOneTestPerCase) {
   const fs::path out = dir_ / "CTestTestfile.cmake";
-  const Ran ran = run(tool(MLACHECK_CMAKE_COMMAND, "cmake") + " -DTARGET=demo -DEXECUTABLE=" MLACHECK_BATCHING_DEMO
-                      " -DTOOL=" MLACHECK_TEST_BATCH_TOOL " -DRESULTS_DIR=" + results() + " -DWORKING_DIR=" +
-                      dir_.string() + " -DCASES_PER_BATCH=3 -DBATCH_TIMEOUT=60 -DDISCOVERY_TIMEOUT=30"
-                      " -DPROPERTIES='LABELS|demo_label' -DOUTPUT=" + out.string() + " -P " MLACHECK_BATCHED_TESTS_SCRIPT);
+  const Ran ran =
+      run(tool(MLACHECK_CMAKE_COMMAND, "cmake") +
+          " -DTARGET=demo -DEXECUTABLE=" MLACHECK_BATCHING_DEMO " -DTOOL=" MLACHECK_TEST_BATCH_TOOL " -DRESULTS_DIR=" +
+          results() + " -DWORKING_DIR=" + dir_.string() +
+          " -DCASES_PER_BATCH=3 -DBATCH_TIMEOUT=60 -DDISCOVERY_TIMEOUT=30"
+          " -DPROPERTIES='LABELS|demo_label' -DOUTPUT=" +
+          out.string() + " -P " MLACHECK_BATCHED_TESTS_SCRIPT);
   ASSERT_EQ(ran.exit_code, 0) << ran.output;
   std::ifstream in(out);
   std::stringstream text;

@@ -11,8 +11,8 @@ std::string case_result_file_name(std::string_view full_name) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string name;
   for (const char c : full_name) {
-    const bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
-                       c == '_' || c == '-';
+    const bool plain =
+        (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
     if (plain) {
       name += c;
     } else {
@@ -29,9 +29,12 @@ std::string case_result_file_name(std::string_view full_name) {
 
 std::string_view to_string(CaseStatus status) {
   switch (status) {
-    case CaseStatus::passed: return "PASSED";
-    case CaseStatus::failed: return "FAILED";
-    case CaseStatus::skipped: return "SKIPPED";
+    case CaseStatus::passed:
+      return "PASSED";
+    case CaseStatus::failed:
+      return "FAILED";
+    case CaseStatus::skipped:
+      return "SKIPPED";
   }
   return "?";
 }

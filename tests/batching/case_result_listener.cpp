@@ -1,11 +1,11 @@
 #include "tests/batching/case_result_listener.hpp"
 
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "tests/batching/case_result_file.hpp"
 
@@ -21,11 +21,11 @@ class CaseResultListener : public ::testing::EmptyTestEventListener {
   // Every assertion's message, in GoogleTest's own "file:line: Failure" form, and the skip reason.
   void OnTestPartResult(const ::testing::TestPartResult& part) override {
     if (part.skipped()) {
-      messages_ << (part.file_name() ? part.file_name() : "unknown file") << ':' << part.line_number()
-                << ": Skipped\n" << part.message() << '\n';
+      messages_ << (part.file_name() ? part.file_name() : "unknown file") << ':' << part.line_number() << ": Skipped\n"
+                << part.message() << '\n';
     } else if (part.failed()) {
-      messages_ << (part.file_name() ? part.file_name() : "unknown file") << ':' << part.line_number()
-                << ": Failure\n" << part.message() << '\n';
+      messages_ << (part.file_name() ? part.file_name() : "unknown file") << ':' << part.line_number() << ": Failure\n"
+                << part.message() << '\n';
     }
   }
 
@@ -37,8 +37,8 @@ class CaseResultListener : public ::testing::EmptyTestEventListener {
     for (int i = 0; i < outside.total_part_count(); ++i) {
       const ::testing::TestPartResult& part = outside.GetTestPartResult(i);
       if (!part.failed()) continue;
-      failures << (part.file_name() ? part.file_name() : "unknown file") << ':' << part.line_number()
-               << ": Failure\n" << part.message() << '\n';
+      failures << (part.file_name() ? part.file_name() : "unknown file") << ':' << part.line_number() << ": Failure\n"
+               << part.message() << '\n';
     }
     write_program_end(dir_, failures.str());
   }

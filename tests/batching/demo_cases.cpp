@@ -1,10 +1,10 @@
 // Cases for tests/batching/batching_test.cpp: each does what its name says, the crash and the hang
 // only when asked (MLACHECK_DEMO_CRASH, MLACHECK_DEMO_HANG), so a batch can be made to lose them.
+#include <gtest/gtest.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <thread>
-
-#include <gtest/gtest.h>
 
 namespace {
 
@@ -37,7 +37,8 @@ TEST(Demo, RunsAfterTheOthers) { SUCCEED(); }
 
 class Sized : public testing::TestWithParam<int> {};
 TEST_P(Sized, IsPositive) { EXPECT_GT(GetParam(), 0); }
-INSTANTIATE_TEST_SUITE_P(Sizes, Sized, testing::Values(4, 16),
-                         [](const testing::TestParamInfo<int>& param_info) { return "size_" + std::to_string(param_info.param); });
+INSTANTIATE_TEST_SUITE_P(Sizes, Sized, testing::Values(4, 16), [](const testing::TestParamInfo<int>& param_info) {
+  return "size_" + std::to_string(param_info.param);
+});
 
 }  // namespace

@@ -23,8 +23,8 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -142,7 +142,8 @@ int report_case(const fs::path& dir, const std::string& name, std::vector<std::s
   }
   const std::optional<std::string> outside = mlacheck::batching::read_program_end(dir);
   if (result && outside && !outside->empty()) {
-    std::cout << "[ RUN      ] " << name << " (in the batch of " << dir.string() << ")\n" << result->messages
+    std::cout << "[ RUN      ] " << name << " (in the batch of " << dir.string() << ")\n"
+              << result->messages
               << "the batch failed outside any case (a global set-up or tear-down); every case of the batch "
                  "carries it:\n"
               << *outside << "[  FAILED  ] " << name << " (" << result->milliseconds << " ms)" << std::endl;
@@ -151,17 +152,22 @@ int report_case(const fs::path& dir, const std::string& name, std::vector<std::s
   if (result) {
     std::cout << "[ RUN      ] " << name << " (in the batch of " << dir.string() << ")\n" << result->messages;
     switch (result->status) {
-      case CaseStatus::passed: std::cout << "[       OK ] "; break;
-      case CaseStatus::failed: std::cout << "[  FAILED  ] "; break;
-      case CaseStatus::skipped: std::cout << "[  SKIPPED ] "; break;
+      case CaseStatus::passed:
+        std::cout << "[       OK ] ";
+        break;
+      case CaseStatus::failed:
+        std::cout << "[  FAILED  ] ";
+        break;
+      case CaseStatus::skipped:
+        std::cout << "[  SKIPPED ] ";
+        break;
     }
     std::cout << name << " (" << result->milliseconds << " ms)" << std::endl;
     return result->status == CaseStatus::failed ? 1 : 0;
   }
   std::string batch = "never ran";
   if (std::ifstream status(dir / kStatusFile); status) std::getline(status, batch);
-  std::cout << "case: the batch did not finish " << name << " (batch: " << batch << "); running it alone"
-            << std::endl;
+  std::cout << "case: the batch did not finish " << name << " (batch: " << batch << "); running it alone" << std::endl;
   command.push_back("--gtest_filter=" + name);
   std::vector<char*> argv = argv_of(command);
   execv(argv[0], argv.data());

@@ -3,6 +3,8 @@
 // element-wise row loads), every dtype, q_len 1..8, head padding, block sizes, and split counts
 // that leave splits empty. Partial buffers are poisoned with NaN, so an empty split whose partial
 // were read would show. SKIPPED where no GPU is present.
+#include "device/kernels/split_kv_decode.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -18,7 +20,6 @@
 #include "core/mla_inputs.hpp"
 #include "core/mla_problem.hpp"
 #include "core/tolerance.hpp"
-#include "device/kernels/split_kv_decode.hpp"
 #include "device/platform/device_buffer.hpp"
 #include "device/platform/device_info.hpp"
 #include "device/platform/poison.hpp"

@@ -53,9 +53,9 @@ TEST(FoldedDispatch, FoldsSixteenHeadsAtQlen8IntoOneTokenOf128Heads) {
 }
 
 TEST(FoldedDispatch, FoldsEveryShapeOf128RowsBelow128Heads) {
-  EXPECT_TRUE(folded_decode_problem(decode(64, 8, {100}, {8}), kFolding));     // 8 heads, padded to 16
-  EXPECT_TRUE(folded_decode_problem(decode(96, 8, {100}, {8}), kFolding));     // 12 heads, tiled to 16
-  EXPECT_TRUE(folded_decode_problem(decode(32, 1, {100}, {4}), kFolding));     // 32 x 4
+  EXPECT_TRUE(folded_decode_problem(decode(64, 8, {100}, {8}), kFolding));        // 8 heads, padded to 16
+  EXPECT_TRUE(folded_decode_problem(decode(96, 8, {100}, {8}), kFolding));        // 12 heads, tiled to 16
+  EXPECT_TRUE(folded_decode_problem(decode(32, 1, {100}, {4}), kFolding));        // 32 x 4
   EXPECT_TRUE(folded_decode_problem(decode(64, 1, {100, 9}, {2, 2}), kFolding));  // 64 x 2
 }
 

@@ -76,8 +76,8 @@ TEST(MixedDtypesOnSinglePlaneModel, QCodesReadAsTheCacheTypeAreCaught) {
   // DeepSeek-V3 at TP1: bf16 q over an f16 cache, and Kimi-K2 at TP4 the other way round. The
   // single-plane kernel reads q's 16-bit codes as codes of the cache's type.
   for (const auto& [q_dtype, kv_dtype] : {std::pair{DType::bf16, DType::f16}, std::pair{DType::f16, DType::bf16}}) {
-    const MlaDecodeProblem p = decode(q_dtype == DType::bf16 ? 128 : 64, q_dtype == DType::bf16 ? 1 : 4,
-                                      {1024, 77}, q_dtype, kv_dtype, 1.0f);
+    const MlaDecodeProblem p =
+        decode(q_dtype == DType::bf16 ? 128 : 64, q_dtype == DType::bf16 ? 1 : 4, {1024, 77}, q_dtype, kv_dtype, 1.0f);
     const MlaDecodeInputs in = make_inputs(p);
     MlaDecodeInputs misread = in;
     for (float& x : misread.q) {
