@@ -1,5 +1,6 @@
 #include "core/tolerance.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -212,11 +213,21 @@ MlaTolerances mla_decode_tolerance(const MlaDecodeProblem& problem, const MlaErr
   const double mean = 2.0 * (2.0 * u_o * t_rest + t_rest * t_rest);
   const double b = sc.o_sq > 0.0 ? 4.0 * u_o * u_o * sc.o_max_sq / sc.o_sq : 4.0 * u_o * u_o;
   const double flips = p.o_dtype == DType::f32 ? t_rest : std::sqrt(mean + std::sqrt(2.0 * b * mean * kLnDelta) + b * kLnDelta / 3.0);
+  // Against the rounded oracle the flips above assume O placed uniformly between o_dtype's
+  // boundaries. Outputs crowded at boundaries beyond that share (near-equal weights over two
+  // tokens put about half of a bf16 output on ties, which any fp32 error flips) are charged a
+  // flip, one ulp, each: the largest excess over the uniform share 2^-(4k+3) at any level.
+  double crowded = 0.0;
+  for (int k = 0; k < MlaErrorScales::kBoundaryLevels; ++k) {
+    crowded = std::max(crowded, sc.o_near_boundary_sq[k] - std::ldexp(1.0, -(4 * k + 3)) * sc.o_ulp_sq);
+  }
+  const double crowded_rel = std::sqrt(crowded) * inv;
+  const double flips_faithful = std::hypot(flips, crowded_rel);
   const double r_rel = std::sqrt(sc.o_round_sq) * inv;
   const double rms_generic =
       kRmsMargin * std::min(std::sqrt(t_out_generic * t_out_generic + t_p * t_p + t_s * t_s) + t_acc + t_norm,
                             r_rel + flips);
-  const double rms_faithful = pr.declared && p.o_dtype != DType::f32 ? kRmsMargin * flips
+  const double rms_faithful = pr.declared && p.o_dtype != DType::f32 ? kRmsMargin * flips_faithful
                                                                      : std::numeric_limits<double>::infinity();
   const bool faithful_o = rms_faithful < rms_generic;
   t.oracle_o_rounded = faithful_o;
@@ -242,10 +253,11 @@ MlaTolerances mla_decode_tolerance(const MlaDecodeProblem& problem, const MlaErr
                              " A=" + num(sc.max_score_magnitude) + " maxV=" + num(sc.max_abs_kv);
   t.o.rule = "O(tight): |a-e|<=2*(maxV*(gamma(Lk+8)*A+16u+e_p+gamma(4n+16))+u_o*nmin_o)+" +
              std::string(faithful_o ? "2.5" : "2") + "*u_o*|e|, rms<=1.25*(" +
-             (faithful_o ? "flips(u_o,t_rest)" : "min(hypot(t_out,t_p,t_s)+t_acc+t_norm,r+flips(u_o,t_rest))") +
+             (faithful_o ? "hypot(flips(u_o,t_rest),crowded)"
+                         : "min(hypot(t_out,t_p,t_s)+t_acc+t_norm,r+flips(u_o,t_rest))") +
              "); " + inputs + " -> t_out=" + num(t_out_generic) + " t_p=" + num(t_p) + " t_s=" + num(t_s) +
              " t_acc=" + num(t_acc) + " t_norm=" + num(t_norm) + " r=" + num(r_rel) + " flips=" + num(flips) +
-             " e_p=" + num(e_p);
+             " crowded=" + num(crowded_rel) + " e_p=" + num(e_p);
   t.lse.rule = "LSE(tight): |a-e|<=2*(6*c_sd*sqrt(max sum p^2B^2)+c_trunc*max sum pB+e_l+8u+4u*(max|m|+ln n+1)" +
                std::string(pr.declared ? "" : "+e_p*min(1,6*sqrt(sum p^2))") + ")+8u*|e|, no rms bound; " + inputs +
                " -> scores=" + num(lse_scores) + " e_l=" + num(e_l) + " rounding=" + num(lse_round) +

@@ -62,6 +62,14 @@ struct MlaErrorScales {
   double o_sq_by_len[3] = {0.0, 0.0, 0.0};
   double o_round_sq = 0.0;            // sum over O of (round_o(e) - e)^2: the oracle's own rounding
   double o_elements = 0.0;            // elements of O
+  // Where O sits against o_dtype's rounding boundaries (the midpoints between neighbouring values),
+  // for the flips of the rounded-oracle comparison: o_ulp_sq is the sum over O of ulp_o(e)^2 and
+  // o_near_boundary_sq[k] the same over the elements within 2^-(4k+4) ulp of a boundary. Uniformly
+  // placed values put a share 2^-(4k+3) there; near-equal weights over two tokens put about half of
+  // a bf16 output on ties, where any fp32 error flips it (empty for an f32 o_dtype).
+  static constexpr int kBoundaryLevels = 5;
+  double o_ulp_sq = 0.0;
+  double o_near_boundary_sq[kBoundaryLevels] = {0.0, 0.0, 0.0, 0.0, 0.0};
 };
 
 // The tight rule: statistical score, P-rounding and output-rounding terms from the oracle's

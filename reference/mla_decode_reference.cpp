@@ -40,6 +40,24 @@ void round_like_kernel_p(Block&& e, DType t) {
   }
 }
 
+// Where x lies against t's rounding boundaries (the midpoints between neighbouring values of t), for
+// MlaErrorScales::o_near_boundary_sq: t's spacing around x (normal binades and the subnormal range)
+// and whether x lies within 2^-(4k+4) of it from a boundary. Zeros and f32 outputs are left out.
+void add_boundary_distance(DType t, double x, MlaErrorScales& sc) {
+  if (t == DType::f32 || x == 0.0 || !std::isfinite(x)) return;
+  int min_exponent = -126;  // the smallest normal's
+  if (t == DType::f16) min_exponent = -14;
+  if (t == DType::fp8_e4m3fn) min_exponent = -6;
+  if (t == DType::fp8_e4m3fnuz) min_exponent = -7;
+  const double ulp = std::ldexp(2.0 * unit_roundoff(t), std::max(std::ilogb(x), min_exponent));
+  const double in_ulps = std::abs(x) / ulp;  // values at whole numbers, boundaries at halves
+  const double distance = std::abs(in_ulps - std::floor(in_ulps) - 0.5);
+  sc.o_ulp_sq += ulp * ulp;
+  for (int k = 0; k < MlaErrorScales::kBoundaryLevels; ++k) {
+    if (distance < std::ldexp(1.0, -(4 * k + 4))) sc.o_near_boundary_sq[k] += ulp * ulp;
+  }
+}
+
 // One request's contribution to MlaErrorScales: e holds the rows' weights exp(s - m) (zero where
 // masked), row_sum their sums, o the normalised output rows.
 // prod2 holds sum_c q_rc^2 k_jc^2 for every pair.
@@ -115,6 +133,7 @@ void add_error_scales(const MlaDecodeProblem& p, const MatrixRM& q, const Matrix
     for (Eigen::Index c = 0; c < o.cols(); ++c) {
       const double rounded = round_to(p.o_dtype, static_cast<float>(o(i, c)));
       sc.o_round_sq += (rounded - o(i, c)) * (rounded - o(i, c));
+      add_boundary_distance(p.o_dtype, o(i, c), sc);
     }
   }
   const auto sq = o.array().square();
