@@ -66,7 +66,8 @@ struct MlaErrorScales {
   // for the flips of the rounded-oracle comparison: o_ulp_sq is the sum over O of ulp_o(e)^2 and
   // o_near_boundary_sq[k] the same over the elements within 2^-(4k+4) ulp of a boundary. Uniformly
   // placed values put a share 2^-(4k+3) there; near-equal weights over two tokens put about half of
-  // a bf16 output on ties, where any fp32 error flips it (empty for an f32 o_dtype).
+  // a bf16 output on ties, where any fp32 error flips it. Left out: an f32 o_dtype, and rows of one
+  // weighted token (O = v * kv_scale, exact in a kernel's fp32 as in the oracle's float).
   static constexpr int kBoundaryLevels = 5;
   double o_ulp_sq = 0.0;
   double o_near_boundary_sq[kBoundaryLevels] = {0.0, 0.0, 0.0, 0.0, 0.0};

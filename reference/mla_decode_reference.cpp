@@ -7,6 +7,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "core/dtype.hpp"
 #include "reference/page_indices.hpp"
@@ -72,6 +73,9 @@ void add_error_scales(const MlaDecodeProblem& p, const MatrixRM& q, const Matrix
   const Eigen::VectorXd v_norm = k.leftCols(lv).rowwise().norm();
   sc.max_abs_q = std::max(sc.max_abs_q, q.cwiseAbs().maxCoeff());
   if (k.size() > 0) sc.max_abs_kv = std::max(sc.max_abs_kv, k.cwiseAbs().maxCoeff());
+  // Rows of one weighted token: O = v * kv_scale, which a kernel's fp32 gets exactly as the oracle's
+  // float does, so their elements cannot flip however near a boundary they sit.
+  std::vector<char> single_token(static_cast<std::size_t>(e.rows()), 0);
   for (Eigen::Index r = 0; r < e.rows(); ++r) {
     // A row that sees no token (a padded request) is the exact identity, O 0 and LSE -inf: no
     // rounding reaches it, and its 0/0 weights and -inf max must not reach the scales.
@@ -119,6 +123,7 @@ void add_error_scales(const MlaDecodeProblem& p, const MatrixRM& q, const Matrix
     }
     sc.max_running_max_rises =
         std::max(sc.max_running_max_rises, static_cast<double>(std::max(rises_forward, rises_backward)));
+    single_token[static_cast<std::size_t>(r)] = visible == 1 ? 1 : 0;
     double len_power = 1.0;
     for (int power = 0; power < 3; ++power) {
       sc.walk_by_len[power] += len_power * walk;
@@ -133,7 +138,7 @@ void add_error_scales(const MlaDecodeProblem& p, const MatrixRM& q, const Matrix
     for (Eigen::Index c = 0; c < o.cols(); ++c) {
       const double rounded = round_to(p.o_dtype, static_cast<float>(o(i, c)));
       sc.o_round_sq += (rounded - o(i, c)) * (rounded - o(i, c));
-      add_boundary_distance(p.o_dtype, o(i, c), sc);
+      if (single_token[static_cast<std::size_t>(i)] == 0) add_boundary_distance(p.o_dtype, o(i, c), sc);
     }
   }
   const auto sq = o.array().square();
