@@ -35,8 +35,8 @@ std::optional<PRoundingPoint> parse_p_rounding_point(std::string_view name);
 // A declaration resolved for one problem.
 struct ResolvedPRounding {
   bool declared = false;
-  bool rounded = true;   // P loses precision before P.V (undeclared counts as rounded to q_dtype)
-  bool split = false;    // hi + lo in `dtype`
+  bool rounded = true;  // P loses precision before P.V (undeclared counts as rounded to q_dtype)
+  bool split = false;   // hi + lo in `dtype`
   DType dtype = DType::f32;
   double u = 0.0;        // bound on P's relative rounding error: u_dtype, u_dtype^2 when split, 0 when kept
   std::string describe;  // "P->bf16", "P=hi+lo(f16)", "P fp32", "P undeclared(q_dtype bf16)"

@@ -147,8 +147,7 @@ MlaTolerances mla_decode_tolerance(const MlaDecodeProblem& problem, const MlaErr
   const double n_r = 2.0 * n + 32.0;
   // Each rise of the running max rescales l by an exp2 off by up to 4u (hardware approximations:
   // 1-2 ulp), independently; splits restart the max (up to 64 more rises counted).
-  const double l_trunc =
-      kU32 * (n / 16.0 + 16.0) + kSigma * 4.0 * kU32 * std::sqrt(sc.max_running_max_rises + 64.0);
+  const double l_trunc = kU32 * (n / 16.0 + 16.0) + kSigma * 4.0 * kU32 * std::sqrt(sc.max_running_max_rises + 64.0);
   // P rounding, worst case (elementwise): relative u above P's smallest normal, absolute below.
   double k_sub = 0.0, e_p = 0.0;
   if (pr.rounded) {
@@ -183,23 +182,25 @@ MlaTolerances mla_decode_tolerance(const MlaDecodeProblem& problem, const MlaErr
   }
   // Scores: sum_j p_j delta_j (v_j - O) with independent delta_j (a common part cancels in the
   // softmax), delta_j of standard deviation c_sd B_j, truncation c_trunc B_j, exp2 error e_exp.
-  const double t_s = (kRmsSigma * c_sd + c_trunc) * std::sqrt(sc.score_weight) * inv +
-                     e_exp * std::sqrt(sc.exp_weight) * inv;
+  const double t_s =
+      (kRmsSigma * c_sd + c_trunc) * std::sqrt(sc.score_weight) * inv + e_exp * std::sqrt(sc.exp_weight) * inv;
   // P.V accumulation: partial sums of a data-independent order behave as a random walk with
   // drift, whose mean square norm in row r stays below walk_r = p_weight_r + ||O_r||^2; 2n_r+32
   // random roundings of them per channel, and one truncation (2u) per 16-token MMA step. The row
   // sum's relative error e_l(n_r) scales O_r as a whole; with splits each partial's own l error
   // reweights it (about the size of a partial again). Each row is charged for its own length:
   // sqrt(sum_r (alpha + beta n_r)^2 X_r) from the oracle's sums of n_r^k X_r.
-  const auto by_len = [](const double (&x)[3], double alpha, double beta) {
+  const auto by_len = [](const double(&x)[3], double alpha, double beta) {
     return std::sqrt(std::max(0.0, alpha * alpha * x[0] + 2.0 * alpha * beta * x[1] + beta * beta * x[2]));
   };
-  const double t_acc = kU32 * (kRmsSigma * std::sqrt(std::max(0.0, 2.0 * sc.walk_by_len[1] + 32.0 * sc.walk_by_len[0])) +
-                               2.0 * by_len(sc.walk_by_len, 2.0, 1.0 / 16.0)) * inv;
+  const double t_acc = kU32 *
+                       (kRmsSigma * std::sqrt(std::max(0.0, 2.0 * sc.walk_by_len[1] + 32.0 * sc.walk_by_len[0])) +
+                        2.0 * by_len(sc.walk_by_len, 2.0, 1.0 / 16.0)) *
+                       inv;
   const double rises = kSigma * 4.0 * kU32 * std::sqrt(sc.max_running_max_rises + 64.0);
   // A rise of the running max rescales the accumulator and l by the same alpha, so O = acc / l
   // keeps none of alpha's error; the split merge's weights do (walk part).
-  const auto e_l_norm = [&](const double (&x)[3], double extra) {
+  const auto e_l_norm = [&](const double(&x)[3], double extra) {
     return kU32 * (kRmsSigma * std::sqrt(std::max(0.0, 2.0 * x[1] + 32.0 * x[0])) + by_len(x, 16.0, 1.0 / 16.0)) +
            extra * std::sqrt(x[0]);
   };
@@ -212,7 +213,8 @@ MlaTolerances mla_decode_tolerance(const MlaDecodeProblem& problem, const MlaErr
   // <= 2(2 u_o t_rest + t_rest^2); Bernstein over the elements (largest term b) above that mean.
   const double mean = 2.0 * (2.0 * u_o * t_rest + t_rest * t_rest);
   const double b = sc.o_sq > 0.0 ? 4.0 * u_o * u_o * sc.o_max_sq / sc.o_sq : 4.0 * u_o * u_o;
-  const double flips = p.o_dtype == DType::f32 ? t_rest : std::sqrt(mean + std::sqrt(2.0 * b * mean * kLnDelta) + b * kLnDelta / 3.0);
+  const double flips =
+      p.o_dtype == DType::f32 ? t_rest : std::sqrt(mean + std::sqrt(2.0 * b * mean * kLnDelta) + b * kLnDelta / 3.0);
   // Against the rounded oracle the flips above assume O placed uniformly between o_dtype's
   // boundaries. Outputs crowded at boundaries beyond that share (near-equal weights over two
   // tokens put about half of a bf16 output on ties, which any fp32 error flips) are charged a
@@ -225,10 +227,10 @@ MlaTolerances mla_decode_tolerance(const MlaDecodeProblem& problem, const MlaErr
   const double flips_faithful = std::hypot(flips, crowded_rel);
   const double r_rel = std::sqrt(sc.o_round_sq) * inv;
   const double rms_generic =
-      kRmsMargin * std::min(std::sqrt(t_out_generic * t_out_generic + t_p * t_p + t_s * t_s) + t_acc + t_norm,
-                            r_rel + flips);
-  const double rms_faithful = pr.declared && p.o_dtype != DType::f32 ? kRmsMargin * flips_faithful
-                                                                     : std::numeric_limits<double>::infinity();
+      kRmsMargin *
+      std::min(std::sqrt(t_out_generic * t_out_generic + t_p * t_p + t_s * t_s) + t_acc + t_norm, r_rel + flips);
+  const double rms_faithful =
+      pr.declared && p.o_dtype != DType::f32 ? kRmsMargin * flips_faithful : std::numeric_limits<double>::infinity();
   const bool faithful_o = rms_faithful < rms_generic;
   t.oracle_o_rounded = faithful_o;
   t.o.rms = std::min(rms_generic, rms_faithful);
@@ -247,17 +249,17 @@ MlaTolerances mla_decode_tolerance(const MlaDecodeProblem& problem, const MlaErr
   t.lse.rel = kMargin * 4.0 * kU32;
   t.lse.rms = std::numeric_limits<double>::infinity();
 
-  const std::string inputs = "n=" + std::to_string(max_kv_len(p)) + " Lk=" + std::to_string(lk(p)) + " " +
-                             pr.describe + " u_P=" + num(pr.u) + " u_o=" + roundoff(p.o_dtype) +
-                             (faithful_o ? " oracle O rounded to o_dtype" : "") +
-                             " A=" + num(sc.max_score_magnitude) + " maxV=" + num(sc.max_abs_kv);
-  t.o.rule = "O(tight): |a-e|<=2*(maxV*(gamma(Lk+8)*A+16u+e_p+gamma(4n+16))+u_o*nmin_o)+" +
-             std::string(faithful_o ? "2.5" : "2") + "*u_o*|e|, rms<=1.25*(" +
-             (faithful_o ? "hypot(flips(u_o,t_rest),crowded)"
-                         : "min(hypot(t_out,t_p,t_s)+t_acc+t_norm,r+flips(u_o,t_rest))") +
-             "); " + inputs + " -> t_out=" + num(t_out_generic) + " t_p=" + num(t_p) + " t_s=" + num(t_s) +
-             " t_acc=" + num(t_acc) + " t_norm=" + num(t_norm) + " r=" + num(r_rel) + " flips=" + num(flips) +
-             " crowded=" + num(crowded_rel) + " e_p=" + num(e_p);
+  const std::string inputs = "n=" + std::to_string(max_kv_len(p)) + " Lk=" + std::to_string(lk(p)) + " " + pr.describe +
+                             " u_P=" + num(pr.u) + " u_o=" + roundoff(p.o_dtype) +
+                             (faithful_o ? " oracle O rounded to o_dtype" : "") + " A=" + num(sc.max_score_magnitude) +
+                             " maxV=" + num(sc.max_abs_kv);
+  t.o.rule =
+      "O(tight): |a-e|<=2*(maxV*(gamma(Lk+8)*A+16u+e_p+gamma(4n+16))+u_o*nmin_o)+" +
+      std::string(faithful_o ? "2.5" : "2") + "*u_o*|e|, rms<=1.25*(" +
+      (faithful_o ? "hypot(flips(u_o,t_rest),crowded)" : "min(hypot(t_out,t_p,t_s)+t_acc+t_norm,r+flips(u_o,t_rest))") +
+      "); " + inputs + " -> t_out=" + num(t_out_generic) + " t_p=" + num(t_p) + " t_s=" + num(t_s) +
+      " t_acc=" + num(t_acc) + " t_norm=" + num(t_norm) + " r=" + num(r_rel) + " flips=" + num(flips) +
+      " crowded=" + num(crowded_rel) + " e_p=" + num(e_p);
   t.lse.rule = "LSE(tight): |a-e|<=2*(6*c_sd*sqrt(max sum p^2B^2)+c_trunc*max sum pB+e_l+8u+4u*(max|m|+ln n+1)" +
                std::string(pr.declared ? "" : "+e_p*min(1,6*sqrt(sum p^2))") + ")+8u*|e|, no rms bound; " + inputs +
                " -> scores=" + num(lse_scores) + " e_l=" + num(e_l) + " rounding=" + num(lse_round) +

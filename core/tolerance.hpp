@@ -35,23 +35,23 @@ MlaTolerances mla_decode_tolerance(const MlaDecodeProblem& p, double max_abs_q, 
 // products drifting to s_rj), what the dot product's rounding errors scale with statistically.
 struct MlaErrorScales {
   double max_abs_q = 0.0;
-  double max_abs_kv = 0.0;            // largest |dequantised cache value| read (values included)
-  double max_score_magnitude = 0.0;   // max A_rj
-  double lse_score_rms = 0.0;         // max_r sqrt(sum_j p_rj^2 B_rj^2)
-  double lse_score_mean = 0.0;        // max_r sum_j p_rj B_rj
-  double p_concentration = 0.0;       // max_r sqrt(sum_j p_rj^2)
-  double o_sq = 0.0;                  // sum over O of e^2
-  double o_quad = 0.0;                // sum over O of e^4
-  double o_max_sq = 0.0;              // max over O of e^2
-  double p_weight = 0.0;              // sum_rj p_rj^2 ||v_j||^2
-  double p_weight_sq = 0.0;           // sum_rj (p_rj^2 ||v_j||^2)^2
+  double max_abs_kv = 0.0;           // largest |dequantised cache value| read (values included)
+  double max_score_magnitude = 0.0;  // max A_rj
+  double lse_score_rms = 0.0;        // max_r sqrt(sum_j p_rj^2 B_rj^2)
+  double lse_score_mean = 0.0;       // max_r sum_j p_rj B_rj
+  double p_concentration = 0.0;      // max_r sqrt(sum_j p_rj^2)
+  double o_sq = 0.0;                 // sum over O of e^2
+  double o_quad = 0.0;               // sum over O of e^4
+  double o_max_sq = 0.0;             // max over O of e^2
+  double p_weight = 0.0;             // sum_rj p_rj^2 ||v_j||^2
+  double p_weight_sq = 0.0;          // sum_rj (p_rj^2 ||v_j||^2)^2
   // The same without each row's largest-score token, whose P is exactly 1 in an online softmax
   // whose running max includes the current tile (every declared kernel's).
   double p_weight_below_max = 0.0;
   double p_weight_sq_below_max = 0.0;
-  double score_weight = 0.0;          // sum_rj p_rj^2 B_rj^2 (||v_j|| + ||O_r||)^2
-  double exp_weight = 0.0;            // sum_rj p_rj^2 (||v_j|| + ||O_r||)^2
-  double max_abs_row_max = 0.0;       // max_r |m_r|, the largest |row max score|
+  double score_weight = 0.0;     // sum_rj p_rj^2 B_rj^2 (||v_j|| + ||O_r||)^2
+  double exp_weight = 0.0;       // sum_rj p_rj^2 (||v_j|| + ||O_r||)^2
+  double max_abs_row_max = 0.0;  // max_r |m_r|, the largest |row max score|
   // max_r of the times the running max rises walking the row's tokens first to last or last to
   // first (the larger): each rise is a rescale by an approximate exp2 that is not exactly 1.
   double max_running_max_rises = 0.0;
@@ -60,8 +60,8 @@ struct MlaErrorScales {
   // o_sq: ||O_r||^2. Long rows' roundings are charged against their own share of ||O||.
   double walk_by_len[3] = {0.0, 0.0, 0.0};
   double o_sq_by_len[3] = {0.0, 0.0, 0.0};
-  double o_round_sq = 0.0;            // sum over O of (round_o(e) - e)^2: the oracle's own rounding
-  double o_elements = 0.0;            // elements of O
+  double o_round_sq = 0.0;  // sum over O of (round_o(e) - e)^2: the oracle's own rounding
+  double o_elements = 0.0;  // elements of O
   // Where O sits against o_dtype's rounding boundaries (the midpoints between neighbouring values),
   // for the flips of the rounded-oracle comparison: o_ulp_sq is the sum over O of ulp_o(e)^2 and
   // o_near_boundary_sq[k] the same over the elements within 2^-(4k+4) ulp of a boundary. Uniformly

@@ -4,9 +4,9 @@
 #include <vector>
 
 #include "core/tolerance.hpp"
-#include "reference/mla_decode_reference.hpp"
 #include "harness/device_outcome.hpp"
 #include "harness/mla_case.hpp"
+#include "reference/mla_decode_reference.hpp"
 
 namespace mlacheck {
 

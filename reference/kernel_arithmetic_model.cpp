@@ -118,9 +118,9 @@ struct RowContext {
   const KernelModelConfig& config;
   const ResolvedPRounding& p_round;
   const Arithmetic& arith;
-  std::span<const float> q;                // Lk values
-  const std::vector<const float*>& keys;   // the request's latents (codes), Lk values each
-  float score_scale;                        // in log2 units, as held
+  std::span<const float> q;               // Lk values
+  const std::vector<const float*>& keys;  // the request's latents (codes), Lk values each
+  float score_scale;                      // in log2 units, as held
 };
 
 // Keys [begin, end) of a row with an online softmax over tiles; `dropped` is the key left out of
@@ -139,7 +139,8 @@ Partial attend(const RowContext& c, int begin, int end, int dropped) {
     s.clear();
     float tile_max = kMinusInf;
     for (int j = t0; j < t1; ++j) {
-      const float dot = a.dot(c.q, std::span<const float>(c.keys[static_cast<std::size_t>(j)], static_cast<std::size_t>(width)));
+      const float dot =
+          a.dot(c.q, std::span<const float>(c.keys[static_cast<std::size_t>(j)], static_cast<std::size_t>(width)));
       s.push_back(dot * c.score_scale);
       tile_max = std::max(tile_max, s.back());
     }
@@ -228,8 +229,7 @@ MlaDecodeOutputs<float> kernel_arithmetic_model(const MlaDecodeProblem& problem,
   const int width = lk(p);
   const int lv = p.kv_lora_rank;
   const std::vector<int> qo = qo_indptr(p);
-  const float score_scale = held(config.precision.softmax_scale,
-                                 static_cast<float>(p.scale) * p.kv_scale * kLog2e);
+  const float score_scale = held(config.precision.softmax_scale, static_cast<float>(p.scale) * p.kv_scale * kLog2e);
 
   MlaDecodeOutputs<float> out;
   out.o.resize(static_cast<std::size_t>(qo.back()) * static_cast<std::size_t>(h) * static_cast<std::size_t>(lv));
@@ -246,12 +246,16 @@ MlaDecodeOutputs<float> kernel_arithmetic_model(const MlaDecodeProblem& problem,
     for (int t = 0; t < q_len; ++t) {
       const int visible = kv - q_len + t + 1;
       for (int head = 0; head < h; ++head) {
-        const std::size_t row = (static_cast<std::size_t>(qo[b] + t)) * static_cast<std::size_t>(h) +
-                                static_cast<std::size_t>(head);
-        const RowContext c{p, config, p_round, arith,
+        const std::size_t row =
+            (static_cast<std::size_t>(qo[b] + t)) * static_cast<std::size_t>(h) + static_cast<std::size_t>(head);
+        const RowContext c{p,
+                           config,
+                           p_round,
+                           arith,
                            std::span<const float>(in.q.data() + row * static_cast<std::size_t>(width),
                                                   static_cast<std::size_t>(width)),
-                           keys, score_scale};
+                           keys,
+                           score_scale};
         const int dropped = config.precision.drop_one_key_from_normaliser ? visible - 1 : -1;
         // Splits on 16-token boundaries, as even as the granule allows; empty ones are skipped.
         const int granules = (visible + kSplitGranule - 1) / kSplitGranule;

@@ -37,7 +37,7 @@ struct KernelVariation {
   int tile_tokens = 32;  // tokens per online-softmax tile (the device kernels use 16 or 32)
   int splits = 1;        // parts of each row's visible keys, cut on 16-token boundaries, merged by LSE
   AccumulationOrder order = AccumulationOrder::sequential;
-  bool fma = false;      // fused multiply-add in P.V and in the accumulator rescale
+  bool fma = false;  // fused multiply-add in P.V and in the accumulator rescale
   // A hardware exp2/log2 approximation: each result is off by a deterministic pseudo-random
   // amount of up to this many fp32 ulps (0: the correctly rounded libm result); exact at
   // exp2(0) = 1 and log2(1) = 0.

@@ -175,8 +175,8 @@ MlaDecodeOutputs<double> faithful_oracle(const MlaDecodeProblem& p, const MlaTol
   return exact;
 }
 
-MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const MlaDecodeInputs& in,
-                                              PRounding rounding, MlaErrorScales* scales) {
+MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const MlaDecodeInputs& in, PRounding rounding,
+                                              MlaErrorScales* scales) {
   if (scales != nullptr) *scales = MlaErrorScales{};
   check_mla_inputs(p, in);
   const PageIndices pages = expand_page_indices(p, in);

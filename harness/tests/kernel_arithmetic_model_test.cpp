@@ -133,17 +133,18 @@ TEST(KernelArithmeticModel, ACorrectKernelStaysWithinTheTightBounds) {
         w.lse = std::max(w.lse, u.lse);
         EXPECT_TRUE(u.within()) << to_repro(p) << " tile " << config.variation.tile_tokens << " splits "
                                 << config.variation.splits << " order " << static_cast<int>(config.variation.order)
-                                << " fma " << config.variation.fma << " exp ulps "
-                                << config.variation.exp2_error_ulps << " declared " << to_string(declared)
-                                << ": used O " << u.o_elem << " rms " << u.o_rms << " LSE " << u.lse;
+                                << " fma " << config.variation.fma << " exp ulps " << config.variation.exp2_error_ulps
+                                << " declared " << to_string(declared) << ": used O " << u.o_elem << " rms " << u.o_rms
+                                << " LSE " << u.lse;
       }
       ++cases;
     }
   }
-  std::printf("soundness: %d model runs; worst bound used, declared (mma_input): O %.3f rms %.3f LSE %.3f; "
-              "undeclared: O %.3f rms %.3f LSE %.3f\n",
-              cases, worst_declared.o_elem, worst_declared.o_rms, worst_declared.lse, worst_generic.o_elem,
-              worst_generic.o_rms, worst_generic.lse);
+  std::printf(
+      "soundness: %d model runs; worst bound used, declared (mma_input): O %.3f rms %.3f LSE %.3f; "
+      "undeclared: O %.3f rms %.3f LSE %.3f\n",
+      cases, worst_declared.o_elem, worst_declared.o_rms, worst_declared.lse, worst_generic.o_elem, worst_generic.o_rms,
+      worst_generic.lse);
 }
 
 // --- tightness -----------------------------------------------------------------------------------
