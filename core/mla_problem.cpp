@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "core/error.hpp"
+#include "core/mla_sequence.hpp"
 #include "core/repro_format.hpp"
 #include "core/validate_util.hpp"
 
@@ -95,8 +96,10 @@ int visible_kv(const MlaDecodeProblem& p, int request, int row) {
   return std::max(0,
                   p.kv_lens[static_cast<std::size_t>(request)] - p.q_lens[static_cast<std::size_t>(request)] + row + 1);
 }
-int blocks_needed(const MlaDecodeProblem& p) { return total_blocks(p); }
-int max_blocks_per_request(const MlaDecodeProblem& p) { return largest_blocks(p); }
+int blocks_needed(const MlaDecodeProblem& p) { return is_sequence(p) ? sequence_peak_blocks(p) : total_blocks(p); }
+int max_blocks_per_request(const MlaDecodeProblem& p) {
+  return is_sequence(p) ? sequence_max_blocks_per_request(p) : largest_blocks(p);
+}
 
 std::int64_t cache_row_bytes(const MlaDecodeProblem& p) {
   return std::int64_t{lk(p)} * static_cast<std::int64_t>(storage_bytes(p.kv_dtype));
@@ -124,6 +127,11 @@ std::vector<int> kv_indptr(const MlaDecodeProblem& p) { return prefix_sums(p.kv_
 
 MlaDecodeProblem with_defaults(MlaDecodeProblem p) {
   if (p.scale == 0.0 && lk(p) > 0) p.scale = 1.0 / std::sqrt(static_cast<double>(lk(p)));
+  // A sequence's lists in their canonical form: empty when every entry is its default.
+  if (is_sequence(p) && std::all_of(p.joins.begin(), p.joins.end(), [](int j) { return j == 0; })) p.joins.clear();
+  if (is_sequence(p) && std::all_of(p.leaves.begin(), p.leaves.end(), [&](int l) { return l == p.steps; })) {
+    p.leaves.clear();
+  }
   if (p.num_blocks == 0 && p.block_size > 0 && !p.kv_lens.empty()) {
     // In 64 bits: a first_block near INT_MAX (a repro string's) must reach validate(), which names
     // it, rather than wrap; the saturated count is refused there as too few blocks.
@@ -160,6 +168,7 @@ void validate(const MlaDecodeProblem& p) {
             "exceeds kv_len=" + std::to_string(p.kv_lens[r]) + at +
                 ": the query tokens are part of the cache (only a padded request, kv_len 0, has none)");
   }
+  validate_sequence(p);  // before anything sized from the steps
   std::int64_t total_kv = 0;
   for (int kv : p.kv_lens) total_kv += kv;
   // An all-padding batch has only identity rows (O 0): nothing a comparison could tell apart.
@@ -219,6 +228,11 @@ std::string to_repro(const MlaDecodeProblem& p) {
       .field("seed", std::to_string(p.seed))
       .field("profile", to_string(p.profile));
   if (p.first_block != 0) w.field("first_block", std::int64_t{p.first_block});
+  if (is_sequence(p)) {
+    w.field("steps", std::int64_t{p.steps});
+    if (!p.joins.empty()) w.field("join", p.joins);
+    if (!p.leaves.empty()) w.field("leave", p.leaves);
+  }
   return w.str();
 }
 
@@ -265,6 +279,9 @@ MlaDecodeProblem parse_mla_decode(std::string_view text) {
       throw ReproParseError("key 'profile': '" + *v + "' is not one of uniform, sink, extreme");
   }
   if (auto v = r.take_int("first_block", 0, kIntMax)) p.first_block = static_cast<int>(*v);
+  if (auto v = r.take_int("steps", 1, kIntMax)) p.steps = static_cast<int>(*v);
+  if (auto v = r.take_int_list("join", 0, kIntMax)) p.joins = *v;
+  if (auto v = r.take_int_list("leave", 0, kIntMax)) p.leaves = *v;
   r.finish();
   p = with_defaults(p);
   validate(p);

@@ -59,6 +59,12 @@ struct MlaDecodeProblem {
   // past 2^32 bytes puts every row a kernel reads past 4 GiB while the host holds only the blocks
   // from first_block on (make_inputs), so memory stays proportional to the tokens.
   int first_block = 0;
+  // Issue 13 item 3 (decode sequences, core/mla_sequence.hpp): steps > 1 runs this many decode
+  // steps over one cache, with kv_lens the requests' lengths at their first step; per request, the
+  // step it joins (empty: 0) and the first step it has left (empty: steps). Empty for steps 1.
+  int steps = 1;
+  std::vector<int> joins;
+  std::vector<int> leaves;
 
   bool operator==(const MlaDecodeProblem&) const = default;
 };
@@ -104,8 +110,9 @@ MlaDecodeProblem with_defaults(MlaDecodeProblem p);
 void validate(const MlaDecodeProblem& p);
 
 // Canonical one-line form: every field, fixed order, shortest round-trip numbers, runs of equal
-// lengths written v*n; first_block only when it is not 0, so the strings of problems from before
-// the field stay canonical. parse_mla_decode(to_repro(p)) == p for every valid p.
+// lengths written v*n; first_block only when it is not 0, and steps, join and leave only for a
+// sequence (join and leave only when not their defaults), so the strings of problems from before
+// those fields stay canonical. parse_mla_decode(to_repro(p)) == p for every valid p.
 //   mla_decode:name=x;heads=128;tp=8;rank=0;lv=512;rope=64;scale=...;kv=4096*8;q=1*8;bs=64;...
 std::string to_repro(const MlaDecodeProblem& p);
 // Accepts the canonical form, keys in any order and omitted keys (defaults, then with_defaults);
