@@ -52,6 +52,8 @@ std::string_view to_string(Fault f) {
       return "cache-offset-32bit";
     case Fault::metadata_sized_for_single_token:
       return "metadata-sized-for-single-token";
+    case Fault::plan_stale_at_replay:
+      return "plan-stale-at-replay";
   }
   return "?";
 }

@@ -47,6 +47,8 @@ enum class Fault : std::uint8_t {
   cache_offset_32bit,
   // R3: the persistent plan sized for q_len 1 while MTP verify builds and runs it for num_spec + 1
   metadata_sized_for_single_token,
+  // R5: from a decode sequence's second step on, the persistent launch reads the first step's plan
+  plan_stale_at_replay,
 };
 
 inline constexpr Fault kAllFaults[] = {
@@ -73,6 +75,8 @@ inline constexpr Fault kAllFaults[] = {
     Fault::cache_offset_32bit,
     // R3
     Fault::metadata_sized_for_single_token,
+    // R5
+    Fault::plan_stale_at_replay,
 };
 
 // The precision faults (issue 12 item 3), apart from kAllFaults: the kill matrix needs one scenario

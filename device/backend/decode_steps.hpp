@@ -15,6 +15,8 @@
 
 namespace mlacheck {
 
+class SequencePlans;
+
 // The step's device inputs and outputs, after head padding and page expansion.
 struct DecodeIo {
   const void* q = nullptr;                   // [tokens, padded_heads, Lk]
@@ -35,11 +37,14 @@ struct PreparedDecode {
 // `faults` may switch on the historic mistakes of each step: split-KV tile-width-from-lk,
 // non-pow2-qlen-rows-collapse and padded-fp8-single-request; persistent persistent-buffers-partial,
 // metadata-unpadded-heads, metadata-sized-for-single-token, kernel-ignores-page-size (its plan) and
-// supports-accepts-mixed-dtypes; both value-scale-k-times-v.
+// supports-accepts-mixed-dtypes; both value-scale-k-times-v. `plans` (a decode sequence's session;
+// null for one problem) gives the persistent launch its plan step by step, where fault
+// plan-stale-at-replay (R5) branches (sequence_plans.hpp).
 PreparedDecode prepare_split_kv_decode(const MlaDecodeProblem& p, const DeviceInfo& info, const DecodeIo& io,
                                        DecodeIntermediates& scratch, const FaultSet& faults);
 PreparedDecode prepare_persistent_decode(const MlaDecodeProblem& p, const DeviceInfo& info, const DecodeIo& io,
-                                         DecodeIntermediates& scratch, const FaultSet& faults);
+                                         DecodeIntermediates& scratch, const FaultSet& faults,
+                                         SequencePlans* plans = nullptr);
 
 // qo_indptr as the pipeline builds it, for the device and for the persistent plan alike. Fault
 // qo-indptr-assumes-single-token (UPSTREAM S3) builds it as arange(batch + 1), which is right only

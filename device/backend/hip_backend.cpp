@@ -1,6 +1,8 @@
 #include "device/backend/hip_backend.hpp"
 
 #include "core/error.hpp"
+#include "core/mla_sequence.hpp"
+#include "device/backend/hip_sequence_session.hpp"
 #include "device/backend/kv_gather_pipeline.hpp"
 #include "device/backend/mla_decode_pipeline.hpp"
 #include "device/staging/mla_decode_staging.hpp"
@@ -16,9 +18,12 @@ std::optional<std::string> HipBackend::supports(const MlaDecodeProblem& p) const
 }
 
 std::optional<std::string> HipBackend::lacks_memory(const MlaDecodeProblem& p) const {
-  if (auto why = mla_decode_memory_shortfall(p, info_)) return why;
+  // A sequence's buffers live across its steps, sized for the busiest: every slot at its final
+  // length over the sequence's pool.
+  const MlaDecodeProblem sized = is_sequence(p) ? sequence_capacity(p) : p;
+  if (auto why = mla_decode_memory_shortfall(sized, info_)) return why;
   select_device(info_.index);  // admission runs on the harness's prepare threads
-  return staging_memory_shortfall(StagingMemory::device, mla_decode_device_bytes(p, info_));
+  return staging_memory_shortfall(StagingMemory::device, mla_decode_device_bytes(sized, info_));
 }
 
 std::optional<std::string> HipBackend::supports(const KvGatherProblem& p) const {
@@ -27,6 +32,7 @@ std::optional<std::string> HipBackend::supports(const KvGatherProblem& p) const 
 
 MlaDecodeRun HipBackend::run(const MlaDecodeProblem& p, const MlaDecodeInputs& in, const FaultSet& faults) {
   validate(p);
+  refuse_sequence_run(p, name());
   if (auto why = hip_mla_decode_unsupported(p, info_)) {
     throw std::invalid_argument("hip backend cannot run " + p.name + ": " + *why);
   }
@@ -43,6 +49,14 @@ MlaDecodeRun HipBackend::run(const MlaDecodeProblem& p, const MlaDecodeInputs& i
   run.diag.num_splits = result.work_count;
   run.diag.device_ms = result.device_ms;
   return run;
+}
+
+std::unique_ptr<MlaSequenceSession> HipBackend::begin_sequence(const MlaDecodeProblem& seq, const FaultSet& faults) {
+  validate(seq);
+  if (auto why = hip_mla_decode_unsupported(sequence_capacity(seq), info_)) {
+    throw std::invalid_argument("hip backend cannot run " + seq.name + ": " + *why);
+  }
+  return make_hip_sequence_session(seq, info_, faults);
 }
 
 KvGatherRun HipBackend::run(const KvGatherProblem& p, const KvGatherInputs& in, const FaultSet& faults) {

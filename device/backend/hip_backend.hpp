@@ -16,9 +16,15 @@ class HipBackend final : public Backend {
   std::string device_name() const override;
   std::optional<std::string> supports(const MlaDecodeProblem& p) const override;
   std::optional<std::string> supports(const KvGatherProblem& p) const override;
-  // The device's total memory, then the free memory of its GPU now.
+  // The device's total memory, then the free memory of its GPU now (a sequence: sized by
+  // sequence_capacity, its busiest lengths and its pool).
   std::optional<std::string> lacks_memory(const MlaDecodeProblem& p) const override;
+  // One problem; a decode sequence throws std::invalid_argument (begin_sequence runs it).
   MlaDecodeRun run(const MlaDecodeProblem& p, const MlaDecodeInputs& in, const FaultSet& faults) override;
+  // The stateful session of hip_sequence_session.hpp: staging, intermediates and persistent plan
+  // kept across the steps. Throws InvalidProblem for an invalid sequence and std::invalid_argument
+  // for a shape this backend cannot run.
+  std::unique_ptr<MlaSequenceSession> begin_sequence(const MlaDecodeProblem& seq, const FaultSet& faults) override;
   KvGatherRun run(const KvGatherProblem& p, const KvGatherInputs& in, const FaultSet& faults) override;
   // P rounded to the MMA input type, split exactly for mixed 16-bit q/kv
   // (device/kernels/row_group_attention.hpp); l summed from fp32 P.

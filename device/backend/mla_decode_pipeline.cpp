@@ -88,7 +88,7 @@ struct MlaDecodeSession::State {
 
 MlaDecodeSession::MlaDecodeSession(const MlaDecodeProblem& p, const StagedMlaTensors& tensors,
                                    DecodeIntermediates& scratch, const DeviceInfo& info, StreamHandle stream,
-                                   const FaultSet& faults)
+                                   const FaultSet& faults, SequencePlans* plans)
     : state_(std::make_unique<State>()) {
   State& st = *state_;
   const Sizes s = sizes_of(p);
@@ -124,7 +124,7 @@ MlaDecodeSession::MlaDecodeSession(const MlaDecodeProblem& p, const StagedMlaTen
   const std::optional<MlaDecodeProblem> folded = folded_decode_problem(p, faults);
   if (folded) io.qo_indptr = scratch.input("qo_indptr_folded", decode_qo_indptr(*folded, {}));
   const MlaDecodeProblem& step = folded ? *folded : p;
-  st.decode = st.path.path == DecodePath::persistent ? prepare_persistent_decode(step, info, io, scratch, faults)
+  st.decode = st.path.path == DecodePath::persistent ? prepare_persistent_decode(step, info, io, scratch, faults, plans)
                                                      : prepare_split_kv_decode(step, info, io, scratch, faults);
 }
 
@@ -156,8 +156,8 @@ void MlaDecodeSession::enqueue_epilogue() {
 
 HipDecodeResult run_hip_decode_on(const MlaDecodeProblem& p, const StagedMlaTensors& tensors,
                                   DecodeIntermediates& scratch, const DeviceInfo& info, StreamHandle stream,
-                                  const FaultSet& faults, DeviceTiming timing) {
-  MlaDecodeSession session(p, tensors, scratch, info, stream, faults);
+                                  const FaultSet& faults, DeviceTiming timing, SequencePlans* plans) {
+  MlaDecodeSession session(p, tensors, scratch, info, stream, faults, plans);
   std::optional<GpuTimer> timer;
   if (timing == DeviceTiming::events) {
     timer.emplace(stream);

@@ -23,6 +23,8 @@
 
 namespace mlacheck {
 
+class SequencePlans;
+
 // Device bytes one case of p takes: staged tensors (the whole cache pool), intermediates, workspace.
 std::size_t mla_decode_device_bytes(const MlaDecodeProblem& p, const DeviceInfo& info);
 // Why the problem's buffers would not fit the device's memory, or nullopt.
@@ -37,10 +39,12 @@ std::optional<std::string> hip_mla_decode_unsupported(const MlaDecodeProblem& p,
 // poisoned where `scratch` poisons), the path's step prepared (its plan built and uploaded). The
 // staged tensors and the intermediates must outlive the session. run_hip_decode_on runs the three
 // stages once; the benchmark runs the prologue once and times the decode step alone, repeatedly.
+// `plans`: a decode sequence's persistent plans (sequence_plans.hpp), which then must outlive the
+// session; null for one problem.
 class MlaDecodeSession {
  public:
   MlaDecodeSession(const MlaDecodeProblem& p, const StagedMlaTensors& tensors, DecodeIntermediates& scratch,
-                   const DeviceInfo& info, StreamHandle stream, const FaultSet& faults);
+                   const DeviceInfo& info, StreamHandle stream, const FaultSet& faults, SequencePlans* plans = nullptr);
   ~MlaDecodeSession();
   MlaDecodeSession(const MlaDecodeSession&) = delete;
   MlaDecodeSession& operator=(const MlaDecodeSession&) = delete;
@@ -70,7 +74,7 @@ struct HipDecodeResult {
 // arguments the launchers refuse, GpuError for runtime or kernel faults.
 HipDecodeResult run_hip_decode_on(const MlaDecodeProblem& p, const StagedMlaTensors& tensors,
                                   DecodeIntermediates& scratch, const DeviceInfo& info, StreamHandle stream,
-                                  const FaultSet& faults, DeviceTiming timing);
+                                  const FaultSet& faults, DeviceTiming timing, SequencePlans* plans = nullptr);
 
 // The workspace run_hip_decode_on carves from a WorkspaceIntermediates for p (no faults): what the
 // plugin asks the harness for.

@@ -8,6 +8,7 @@
 #include "device/backend/decode_steps.hpp"
 #include "device/backend/decode_variant.hpp"
 #include "device/backend/persistent_plan.hpp"
+#include "device/backend/sequence_plans.hpp"
 #include "device/persistent/persistent_decode.hpp"
 #include "device/planner/plan_inputs.hpp"
 
@@ -47,8 +48,11 @@ MetadataBuffers<const std::int32_t*> upload(const HostMetadata& m, DecodeInterme
 }  // namespace
 
 PreparedDecode prepare_persistent_decode(const MlaDecodeProblem& p, const DeviceInfo& info, const DecodeIo& io,
-                                         DecodeIntermediates& scratch, const FaultSet& faults) {
-  const PersistentPlan plan = make_plan(p, info, faults);
+                                         DecodeIntermediates& scratch, const FaultSet& faults, SequencePlans* plans) {
+  // A sequence's step takes the plan its session hands out (rebuilt for the step's lengths, or
+  // under R5 the first step's); the upload below then copies it into the buffers kept across steps.
+  const PersistentPlan plan =
+      plans != nullptr ? plans->next([&] { return make_plan(p, info, faults); }) : make_plan(p, info, faults);
   // The partial buffers hold plan.partial_rows (persistent_plan.hpp says why) of the plan's heads.
   MetadataInfo used = plan.built;
   used.partial_rows = plan.partial_rows;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/mla_sequence.hpp"
 #include "device/platform/device_info.hpp"
 #include "device/staging/abi_problem.hpp"
 #include "device/staging/mla_decode_staging.hpp"
@@ -84,7 +85,10 @@ std::optional<std::string> PluginBackend::supports(const MlaDecodeProblem& p) co
 std::optional<std::string> PluginBackend::lacks_memory(const MlaDecodeProblem& p) const {
   const std::lock_guard lock(calls_);
   if (device_) device_->make_current();
-  return staging_memory_shortfall(device_ ? StagingMemory::device : StagingMemory::host, mla_staging_bytes(p));
+  // A sequence runs step by step (the stateless begin_sequence), each step staged afresh over the
+  // sequence's pool: its busiest step needs what sequence_capacity's staging does.
+  const MlaDecodeProblem sized = is_sequence(p) ? sequence_capacity(p) : p;
+  return staging_memory_shortfall(device_ ? StagingMemory::device : StagingMemory::host, mla_staging_bytes(sized));
 }
 
 std::optional<std::string> PluginBackend::supports(const KvGatherProblem&) const {
@@ -93,6 +97,7 @@ std::optional<std::string> PluginBackend::supports(const KvGatherProblem&) const
 
 std::unique_ptr<MlaDecodeStaging> PluginBackend::stage(const MlaDecodeProblem& p, const MlaDecodeInputs& in) {
   validate(p);
+  refuse_sequence_run(p, "plugin " + name());
   if (device_) device_->make_current();  // staging allocates on the current GPU, and run() runs there
   if (auto why = supports_locked(p)) throw std::invalid_argument("plugin " + name() + " cannot run " + p.name + ": " + *why);
   const AbiMlaProblem abi(p);

@@ -13,12 +13,7 @@ GuardedBuffer& GuardedBufferSet::input(std::string name, std::span<const std::by
 
 GuardedBuffer& GuardedBufferSet::output(std::string name, DType t, std::size_t count) {
   GuardedBuffer& b = *buffers_.emplace_back(make_guarded_buffer(memory_, std::move(name), count * storage_bytes(t)));
-  const std::uint32_t word = poison_word(t);
-  switch (storage_bytes(t)) {
-    case 1: b.poison(static_cast<std::uint8_t>(word)); break;
-    case 2: b.poison(static_cast<std::uint16_t>(word)); break;
-    default: b.poison(word); break;
-  }
+  dtype_poison(b, t);
   return b;
 }
 
@@ -50,6 +45,21 @@ GuardedBuffer* GuardedBufferSet::find(std::string_view name) noexcept {
     if (b->name() == name) return b.get();
   }
   return nullptr;
+}
+
+void dtype_poison(GuardedBuffer& b, DType t) {
+  const std::uint32_t word = poison_word(t);
+  switch (storage_bytes(t)) {
+    case 1:
+      b.poison(static_cast<std::uint8_t>(word));
+      break;
+    case 2:
+      b.poison(static_cast<std::uint16_t>(word));
+      break;
+    default:
+      b.poison(word);
+      break;
+  }
 }
 
 void workspace_poison(GuardedBuffer& b) {

@@ -48,6 +48,10 @@ class GuardedBufferSet {
   std::deque<std::unique_ptr<GuardedBuffer>> buffers_;
 };
 
+// Poisons `b` with poison_word(t) (tensor_codec.hpp), as output() does: an element of `t` no kernel
+// wrote then reads as unwritten.
+void dtype_poison(GuardedBuffer& b, DType t);
+
 // Poisons `b` with the widest of the 32-, 16- and 8-bit poisons its size allows (0x7FFFFFFF,
 // 0x7FFF, 0x7F): untyped scratch read as f32, int32 or 16-bit floats before it is written then
 // holds a NaN or an index far out of range.

@@ -5,49 +5,12 @@
 #include <stdexcept>
 #include <vector>
 
+#include "device/staging/block_table_layout.hpp"
 #include "device/staging/tensor_codec.hpp"
 
 namespace mlacheck {
 
 namespace {
-
-std::string where(const MlaDecodeProblem& p) { return "staging of " + p.name + ": "; }
-
-void expect_elements(const MlaDecodeProblem& p, const char* tensor, std::size_t got, std::size_t want) {
-  if (got != want) {
-    throw std::invalid_argument(where(p) + "input " + tensor + " has " + std::to_string(got) +
-                                " elements, the problem needs " + std::to_string(want));
-  }
-}
-
-// make_inputs' table restrided to [batch, max_blocks_per_request] with -1 past each request's
-// blocks, every used entry checked against the pool.
-std::vector<std::int32_t> engine_block_table(const MlaDecodeProblem& p, const MlaDecodeInputs& in) {
-  const int rows = batch(p);
-  const int width = max_blocks_per_request(p);
-  if (in.block_table_stride < width) {
-    throw std::invalid_argument(where(p) + "input block_table_stride " + std::to_string(in.block_table_stride) +
-                                " is shorter than the " + std::to_string(width) + " blocks the longest request needs");
-  }
-  expect_elements(p, "block_table", in.block_table.size(),
-                  static_cast<std::size_t>(rows) * static_cast<std::size_t>(in.block_table_stride));
-  std::vector<std::int32_t> table(static_cast<std::size_t>(rows) * static_cast<std::size_t>(width), -1);
-  for (int r = 0; r < rows; ++r) {
-    for (int j = 0; j < blocks_for(p, r); ++j) {
-      const std::int32_t block =
-          in.block_table[static_cast<std::size_t>(r) * static_cast<std::size_t>(in.block_table_stride) +
-                         static_cast<std::size_t>(j)];
-      if (block < p.first_block || block >= p.num_blocks) {
-        throw std::invalid_argument(where(p) + "input block_table[" + std::to_string(r) + "][" + std::to_string(j) +
-                                    "] = " + std::to_string(block) + " is outside the blocks [" +
-                                    std::to_string(p.first_block) + ", " + std::to_string(p.num_blocks) +
-                                    ") the inputs hold");
-      }
-      table[static_cast<std::size_t>(r) * static_cast<std::size_t>(width) + static_cast<std::size_t>(j)] = block;
-    }
-  }
-  return table;
-}
 
 // The whole pool of num_blocks blocks, holding the inputs' blocks [first_block, num_blocks) at
 // their place. Below first_block nothing is uploaded (the host never held it): the pool is
@@ -100,21 +63,22 @@ LseBase lse_base_from_abi(std::int32_t code) {
 
 MlaDecodeStaging::MlaDecodeStaging(const MlaDecodeProblem& problem, const MlaDecodeInputs& in, StagingMemory memory,
                                    std::uint64_t workspace_bytes)
-    : abi_problem_(problem), buffers_(memory) {
-  const MlaDecodeProblem& p = abi_problem_.problem();
-  const mlacheck_mla_problem& a = abi_problem_.get();
+    : abi_problem_(std::make_unique<AbiMlaProblem>(problem)), buffers_(memory) {
+  const MlaDecodeProblem& p = abi_problem_->problem();
+  const mlacheck_mla_problem& a = abi_problem_->get();
   const auto n = [](std::int64_t v) { return static_cast<std::size_t>(v); };
-  expect_elements(p, "q", in.q.size(), n(a.total_q_tokens) * n(a.heads) * n(a.lk));
-  expect_elements(p, "kv_cache", in.kv_cache.size(), n(host_cache_blocks(p)) * n(p.block_size) * n(a.lk));
-  const std::vector<std::int32_t> table = engine_block_table(p, in);
+  expect_input_elements(p, "q", in.q.size(), n(a.total_q_tokens) * n(a.heads) * n(a.lk));
+  expect_input_elements(p, "kv_cache", in.kv_cache.size(), n(host_cache_blocks(p)) * n(p.block_size) * n(a.lk));
+  table_stride_ = max_blocks_per_request(p);
+  const std::vector<std::int32_t> table = engine_block_table(p, in, table_stride_);
 
   const std::vector<std::byte> q_codes = encode_tensor(p.q_dtype, in.q);
   const std::vector<std::byte> kv_codes = encode_tensor(p.kv_dtype, in.kv_cache);
   q_ = &buffers_.input("q", std::span<const std::byte>(q_codes));
   kv_cache_ = &stage_cache_pool(buffers_, p, kv_codes);
   block_table_ = &buffers_.input("block_table", std::span<const std::int32_t>(table));
-  kv_lens_ = &buffers_.input("kv_lens", std::span<const std::int32_t>(abi_problem_->kv_lens, n(a.batch)));
-  q_lens_ = &buffers_.input("q_lens", std::span<const std::int32_t>(abi_problem_->q_lens, n(a.batch)));
+  kv_lens_ = &buffers_.input("kv_lens", std::span<const std::int32_t>(a.kv_lens, n(a.batch)));
+  q_lens_ = &buffers_.input("q_lens", std::span<const std::int32_t>(a.q_lens, n(a.batch)));
   const std::vector<std::int32_t> qo = to_int32(mlacheck::qo_indptr(p));
   const std::vector<std::int32_t> kv = to_int32(mlacheck::kv_indptr(p));
   qo_indptr_ = &buffers_.input("qo_indptr", std::span<const std::int32_t>(qo));
@@ -122,11 +86,17 @@ MlaDecodeStaging::MlaDecodeStaging(const MlaDecodeProblem& problem, const MlaDec
   o_ = &buffers_.output("o", p.o_dtype, n(a.total_q_tokens) * n(a.heads) * n(a.kv_lora_rank));
   lse_ = &buffers_.output("lse", DType::f32, n(a.total_q_tokens) * n(a.heads));
   if (workspace_bytes > 0) workspace_ = &buffers_.scratch("workspace", static_cast<std::size_t>(workspace_bytes));
+  describe_tensors(workspace_bytes);
+}
 
+void MlaDecodeStaging::describe_tensors(std::uint64_t workspace_bytes) {
+  const mlacheck_mla_problem& a = abi_problem_->get();
+  tensors_ = {};
   tensors_.struct_size = sizeof(mlacheck_mla_tensors);
   tensors_.q = dense(*q_, a.q_dtype, {a.total_q_tokens, a.heads, a.lk});
   tensors_.kv_cache = dense(*kv_cache_, a.kv_dtype, {a.num_blocks, a.block_size, a.lk});
   tensors_.block_table = dense(*block_table_, MLACHECK_DTYPE_INT32, {a.batch, a.max_blocks_per_request});
+  tensors_.block_table.strides[0] = table_stride_;  // a sequence's table is as wide as its longest step's
   tensors_.kv_lens = dense(*kv_lens_, MLACHECK_DTYPE_INT32, {a.batch});
   tensors_.q_lens = dense(*q_lens_, MLACHECK_DTYPE_INT32, {a.batch});
   tensors_.qo_indptr = dense(*qo_indptr_, MLACHECK_DTYPE_INT32, {a.batch + 1});

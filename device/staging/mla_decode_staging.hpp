@@ -10,7 +10,14 @@
 //           included when it adds them to buffers().
 // collect() checks every guard, downloads O and LSE, flags elements that still hold the poison and
 // converts a base-2 LSE to natural log (the oracle's base). Kernel knowledge stays out of here.
+//
+// A decode sequence (core/mla_sequence.hpp) is staged once (for_sequence) and restaged every step
+// (mla_decode_restage.cpp): the same buffers throughout, as a captured CUDA graph's are, the cache
+// pool kept between steps and only the slots each step wrote copied in.
 #include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
 #include <string>
 
 #include "core/mla_inputs.hpp"
@@ -42,11 +49,30 @@ class MlaDecodeStaging {
   MlaDecodeStaging(const MlaDecodeStaging&) = delete;
   MlaDecodeStaging& operator=(const MlaDecodeStaging&) = delete;
 
-  const MlaDecodeProblem& problem() const noexcept { return abi_problem_.problem(); }
+  // The buffers of the whole sequence `seq`, allocated once and sized for every step: q, O and LSE
+  // (the same every step: the batch and q_lens are fixed), the pool of the sequence's num_blocks,
+  // the block table with a row stride of sequence_max_blocks_per_request(seq), the per-request
+  // arrays. Everything starts poisoned (the pool with kv_dtype's NaN code) and problem() is step 0;
+  // nothing is staged until the first restage(). A one-step problem is a sequence of one step.
+  // Throws as the constructor does.
+  static std::unique_ptr<MlaDecodeStaging> for_sequence(const MlaDecodeProblem& seq, StagingMemory memory,
+                                                        std::uint64_t workspace_bytes = 0);
+  // Stages the next step into the same buffers (a staging from for_sequence only; std::logic_error
+  // otherwise): q, the block table (re-laid into the fixed row stride, -1 past each request's
+  // blocks), kv_lens, q_lens, qo_indptr and kv_indptr copied in; of the pool only the rows of
+  // `written_slots` (pool slots, MlaSequenceInputs::written_slots), every other slot keeping what
+  // earlier steps left there -- the engine's KV writer appends; O, LSE and the workspace poisoned
+  // again. problem() and abi_problem() become `step`, so collect() judges it. std::invalid_argument
+  // when `step` is not a step of the sequence (fields other than kv_lens differ, or a length past
+  // the request's final one), when `in` does not match it, or a written slot lies outside the
+  // pool's blocks [first_block, num_blocks); InvalidProblem when `step` fails validate().
+  void restage(const MlaDecodeProblem& step, const MlaDecodeInputs& in, std::span<const std::int64_t> written_slots);
+
+  const MlaDecodeProblem& problem() const noexcept { return abi_problem_->problem(); }
   StagingMemory memory() const noexcept { return buffers_.memory(); }
 
   // The C structs a plugin's run() takes; valid as long as this staging. Strides are in elements.
-  const mlacheck_mla_problem& abi_problem() const noexcept { return abi_problem_.get(); }
+  const mlacheck_mla_problem& abi_problem() const noexcept { return abi_problem_->get(); }
   const mlacheck_mla_tensors& abi_tensors() const noexcept { return tensors_; }
 
   // Every staged buffer; a backend adds its intermediates here so collect() checks their guards.
@@ -69,7 +95,16 @@ class MlaDecodeStaging {
   MlaDecodeRun collect(LseBase lse_base = LseBase::natural) const;
 
  private:
-  AbiMlaProblem abi_problem_;
+  struct SequenceTag {};
+  MlaDecodeStaging(SequenceTag, const MlaDecodeProblem& seq, StagingMemory memory, std::uint64_t workspace_bytes);
+  // tensors_ from the buffers and the current problem: the block table's rows `table_stride_` apart.
+  void describe_tensors(std::uint64_t workspace_bytes);
+  void upload_written_rows(const MlaDecodeProblem& step, const MlaDecodeInputs& in,
+                           std::span<const std::int64_t> written_slots);
+
+  std::unique_ptr<AbiMlaProblem> abi_problem_;  // replaced by restage(): the problem collect() judges
+  std::optional<MlaDecodeProblem> sequence_;    // set by for_sequence, with_defaults applied
+  int table_stride_ = 0;                        // the block table's row stride, in entries
   GuardedBufferSet buffers_;
   GuardedBuffer* q_ = nullptr;
   GuardedBuffer* kv_cache_ = nullptr;
