@@ -6,6 +6,7 @@
 #include "api/case_kind.hpp"
 #include "core/gather_problem.hpp"
 #include "core/mla_inputs.hpp"
+#include "core/mla_sequence.hpp"
 #include "device/staging/tensor_codec.hpp"
 
 using mlacheck::api::api_call;
@@ -46,6 +47,11 @@ void encode_inputs(mlacheck_case* c) {
     throw ApiError(MLACHECK_ERROR_INTERNAL, "block table stride " + std::to_string(prepared.inputs.block_table_stride) +
                                                 " differs from max_blocks_per_request " +
                                                 std::to_string(mlacheck::max_blocks_per_request(p)));
+  }
+  if (mlacheck::is_sequence(p)) {
+    throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT, "case " + p.name + " is a decode sequence of " +
+                                                        std::to_string(p.steps) +
+                                                        " steps; the C API hands out one-step cases only");
   }
   if (p.first_block != 0) {
     // The host holds only the blocks from first_block on; a caller's tensor would need the whole
@@ -91,7 +97,13 @@ mlacheck_status mlacheck_case_open(const mlacheck_plan* plan, int64_t index, mla
       c->abi = std::make_unique<const mlacheck::AbiMlaProblem>(prepared.problem);
       c->run_case.repro = c->abi->get().repro;
       c->fill = std::string(mlacheck::to_string(prepared.problem.fill));
-      if (prepared.problem.first_block != 0) {
+      if (mlacheck::is_sequence(prepared.problem)) {
+        // A sequence's steps share a cache and a backend session across calls; the C API's case
+        // is one call of the caller's kernel, so it offers none (issue 13: the backend ABI runs them).
+        c->unsupported_reason = "case is a decode sequence of " + std::to_string(prepared.problem.steps) +
+                                " steps; the C API hands out one-step cases and does not offer sequences "
+                                "(run them through the backend ABI: mlacheck run --backend)";
+      } else if (prepared.problem.first_block != 0) {
         // The host holds only the blocks from first_block on; a caller's tensor would need the
         // whole pool (gigabytes of host memory nobody reads), so the C API offers no inputs for
         // such a case and a caller reports it SKIPPED with this reason.
@@ -152,7 +164,8 @@ mlacheck_status mlacheck_case_inputs(mlacheck_case* c, mlacheck_mla_tensors* ten
     if (tensors->struct_size < sizeof(mlacheck_mla_tensors)) {
       throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT,
                      "tensors->struct_size is " + std::to_string(tensors->struct_size) + ", this library fills " +
-                         std::to_string(sizeof(mlacheck_mla_tensors)) + " bytes (set it to sizeof(mlacheck_mla_tensors))");
+                         std::to_string(sizeof(mlacheck_mla_tensors)) +
+                         " bytes (set it to sizeof(mlacheck_mla_tensors))");
     }
     encode_inputs(c);
     const mlacheck_mla_problem& r = c->abi->get();

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/mla_inputs.hpp"
+#include "core/mla_sequence.hpp"
 #include "harness/case_timing.hpp"
 #include "harness/device_outcome.hpp"
 #include "harness/mla_judge.hpp"
@@ -34,6 +35,13 @@ CaseResult new_mla_row(const MlaDecodeProblem& p, const FaultSet& faults) {
 
 void prepare_mla_oracle(PreparedMlaCase& c) {
   try {
+    if (is_sequence(c.problem)) {
+      const Stopwatch ref_clock;
+      c.steps = prepare_sequence_steps(c.problem);
+      c.row.reference_ms = ref_clock.ms();
+      c.ready_for_device = true;
+      return;
+    }
     if (c.inputs.q.empty()) c.inputs = make_inputs(c.problem);
     const Stopwatch ref_clock;
     c.expected = mla_decode_reference(c.problem, c.inputs, PRounding::none, &c.scales);
@@ -57,7 +65,9 @@ PreparedMlaCase prepare_mla_case(const MlaDecodeProblem& p, const Backend* backe
   PreparedMlaCase out;
   out.problem = p;
   out.row = new_mla_row(p, faults);
-  if (!admit_case(out.row, backend, unavailable_reason, p)) return out;
+  const bool admitted = is_sequence(p) ? admit_sequence(out.row, backend, unavailable_reason, p)
+                                       : admit_case(out.row, backend, unavailable_reason, p);
+  if (!admitted) return out;
   prepare_mla_oracle(out);
   out.row.wall_ms = wall.ms();
   return out;
@@ -68,6 +78,11 @@ CaseResult finish_mla_case(const PreparedMlaCase& prepared, Backend* backend, co
   if (!prepared.ready_for_device || backend == nullptr) return row;
   const Stopwatch wall;
   const MlaDecodeProblem& p = prepared.problem;
+  if (is_sequence(p)) {
+    run_sequence_steps(row, p, prepared.steps, *backend, faults);
+    row.wall_ms += wall.ms();
+    return row;
+  }
   guard_device_run(row, [&] {
     const MlaDecodeRun run = backend->run(p, prepared.inputs, faults);
     const std::vector<double> lse(run.out.lse.begin(), run.out.lse.end());

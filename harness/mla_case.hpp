@@ -1,6 +1,8 @@
 #pragma once
 // The generic driver for one mla_decode case: fill -> reference -> backend -> compare -> verdict.
-// Written once; the CLI, the scenarios and the property tests all go through it.
+// Written once; the CLI, the scenarios and the property tests all go through it. A decode
+// sequence (steps > 1) is one case too: its steps run in one backend session
+// (harness/mla_sequence_case.hpp).
 #include <string_view>
 
 #include "core/mla_inputs.hpp"
@@ -8,6 +10,7 @@
 #include "core/tolerance.hpp"
 #include "device/backend.hpp"
 #include "harness/case_result.hpp"
+#include "harness/mla_sequence_case.hpp"
 
 namespace mlacheck {
 
@@ -22,10 +25,12 @@ CaseResult run_mla_case(const MlaDecodeProblem& p, Backend* backend, std::string
 // the backend's supports(), which is const and host-only.
 struct PreparedMlaCase {
   MlaDecodeProblem problem;
-  CaseResult row;                    // already final when SKIPPED (no backend, unsupported shape)
-  MlaDecodeInputs inputs;            // empty when the row is final
+  CaseResult row;                     // already final when SKIPPED (no backend, unsupported shape)
+  MlaDecodeInputs inputs;             // empty when the row is final
   MlaDecodeOutputs<double> expected;  // the exact oracle (PRounding::none)
   MlaErrorScales scales;              // what the oracle measured, for the tight tolerance
+  // A decode sequence (steps > 1): each step's inputs and oracle, in place of the four above.
+  std::vector<PreparedSequenceStep> steps;
   bool ready_for_device = false;
 };
 PreparedMlaCase prepare_mla_case(const MlaDecodeProblem& p, const Backend* backend, std::string_view unavailable_reason,

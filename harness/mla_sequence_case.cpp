@@ -1,0 +1,126 @@
+#include "harness/mla_sequence_case.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "core/mla_sequence.hpp"
+#include "core/mla_sequence_inputs.hpp"
+#include "harness/device_outcome.hpp"
+#include "harness/mla_judge.hpp"
+#include "reference/mla_decode_reference.hpp"
+
+namespace mlacheck {
+
+namespace {
+
+std::string step_label(int step, int steps) { return "step " + std::to_string(step) + " of " + std::to_string(steps); }
+
+// How much of its rms bound the step's worst tensor used: which passing step speaks for the row.
+double rms_bound_used(const CaseResult& row) {
+  double used = 0.0;
+  for (const ComparedTensor& t : row.tensors) {
+    if (t.tol.rms > 0.0) used = std::max(used, t.stats.rms_rel_err / t.tol.rms);
+  }
+  return used;
+}
+
+}  // namespace
+
+std::vector<PreparedSequenceStep> prepare_sequence_steps(const MlaDecodeProblem& seq) {
+  MlaSequenceInputs host(seq);
+  std::vector<PreparedSequenceStep> steps;
+  steps.reserve(static_cast<std::size_t>(host.steps()));
+  for (int k = 0; k < host.steps(); ++k) {
+    host.advance();
+    PreparedSequenceStep& s = steps.emplace_back();
+    s.problem = host.problem();
+    s.inputs = host.inputs();
+    s.written_slots = host.written_slots();
+    s.expected = mla_decode_reference(s.problem, s.inputs, PRounding::none, &s.scales);
+  }
+  return steps;
+}
+
+bool admit_sequence(CaseResult& row, const Backend* backend, std::string_view unavailable_reason,
+                    const MlaDecodeProblem& seq) {
+  // Step 0 stands for the sequence's shape (dtypes, heads, path: the same at every step).
+  if (!admit_case(row, backend, unavailable_reason, sequence_step(seq, 0))) return false;
+  for (int k = 1; k < seq.steps; ++k) {
+    if (auto why = backend->supports(sequence_step(seq, k))) {
+      row.state = ResultState::skipped;
+      row.reason = step_label(k, seq.steps) + ": " + *why;
+      return false;
+    }
+  }
+  if (auto why = backend->lacks_memory(seq)) {
+    row.state = ResultState::skipped;
+    row.reason = "not enough memory on this machine: " + *why;
+    row.skipped_for_memory = true;
+    return false;
+  }
+  return true;
+}
+
+void run_sequence_steps(CaseResult& row, const MlaDecodeProblem& seq, const std::vector<PreparedSequenceStep>& steps,
+                        Backend& backend, const FaultSet& faults) {
+  const int n = static_cast<int>(steps.size());
+  std::unique_ptr<MlaSequenceSession> session;
+  guard_device_run(row, [&] { session = backend.begin_sequence(seq, faults); });
+  if (session == nullptr) {
+    if (row.state != ResultState::errored) {
+      row.state = ResultState::errored;
+      row.reason = "the backend started no session for the sequence";
+    }
+    return;
+  }
+  const CaseResult before = row;
+  std::optional<CaseResult> first_bad;
+  CaseResult worst_passed;
+  double worst_used = -1.0;
+  int failed = 0;
+  double device_ms = 0.0;
+  std::set<std::string> paths;
+  for (int k = 0; k < n; ++k) {
+    const PreparedSequenceStep& s = steps[static_cast<std::size_t>(k)];
+    CaseResult step_row = before;
+    guard_device_run(step_row, [&] {
+      const MlaDecodeRun run = session->run_step(s.problem, s.inputs, s.written_slots);
+      const std::vector<double> lse(run.out.lse.begin(), run.out.lse.end());
+      judge_mla_outputs(step_row, s.problem, s.expected, s.scales, backend.p_rounding(),
+                        {run.out.o, run.o_unwritten, run.lse_written, lse, run.lse_unwritten}, run.diag);
+    });
+    device_ms += step_row.device_ms;
+    if (!step_row.path.empty()) paths.insert(step_row.path);
+    if (step_row.state == ResultState::passed) {
+      if (const double used = rms_bound_used(step_row); used > worst_used) {
+        worst_used = used;
+        worst_passed = step_row;
+      }
+      continue;
+    }
+    ++failed;
+    if (!first_bad) {
+      first_bad = step_row;
+      first_bad->reason = step_label(k, n) + ": " + step_row.reason;
+    }
+    // A lost device or an error leaves the session unusable: the later steps cannot run.
+    if (step_row.state == ResultState::errored) {
+      if (k + 1 < n)
+        first_bad->reason += " (steps " + std::to_string(k + 1) + ".." + std::to_string(n - 1) + " not run)";
+      break;
+    }
+  }
+  row = first_bad ? *first_bad : worst_passed;
+  if (first_bad && failed > 1)
+    row.reason += " [" + std::to_string(failed) + " of " + std::to_string(n) + " steps failed]";
+  row.wall_ms = before.wall_ms;
+  row.reference_ms = before.reference_ms;
+  row.device_ms = device_ms;
+  std::string path;
+  for (const std::string& p : paths) path += (path.empty() ? "" : "+") + p;
+  row.path = path;
+}
+
+}  // namespace mlacheck

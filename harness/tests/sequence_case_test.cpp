@@ -1,0 +1,167 @@
+// Decode sequences through the harness driver (harness/mla_sequence_case.hpp) with stand-in
+// backends on the host: the kernel arithmetic model (reference/) computes each step, so a correct
+// sequence passes, a session that keeps step 0's lengths fails from step 1 on, and errors and
+// refusals name their step. No GPU.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "core/mla_sequence.hpp"
+#include "harness/mla_case.hpp"
+#include "reference/kernel_arithmetic_model.hpp"
+
+namespace mlacheck {
+namespace {
+
+MlaDecodeRun model_run(const MlaDecodeProblem& p, const MlaDecodeInputs& in) {
+  MlaDecodeRun run;
+  run.out = kernel_arithmetic_model(p, in);
+  run.diag.path = "model";
+  return run;
+}
+
+// One step computed with the lengths of another (a plan built for the sequence's first step).
+class StaleLengthsSession final : public MlaSequenceSession {
+ public:
+  explicit StaleLengthsSession(const MlaDecodeProblem& seq) : seq_(seq) {}
+  MlaDecodeRun run_step(const MlaDecodeProblem& step, const MlaDecodeInputs& in,
+                        std::span<const std::int64_t>) override {
+    MlaDecodeProblem planned = step;
+    const MlaDecodeProblem first = sequence_step(seq_, 0);
+    for (std::size_t r = 0; r < planned.kv_lens.size(); ++r) {
+      // Slots active now and at step 0 read the tokens step 0's plan covered.
+      if (planned.kv_lens[r] > 0 && first.kv_lens[r] > 0) planned.kv_lens[r] = first.kv_lens[r];
+    }
+    return model_run(planned, in);
+  }
+
+ private:
+  MlaDecodeProblem seq_;
+};
+
+class ThrowingSession final : public MlaSequenceSession {
+ public:
+  MlaDecodeRun run_step(const MlaDecodeProblem& step, const MlaDecodeInputs& in,
+                        std::span<const std::int64_t>) override {
+    if (++calls == 3) throw std::runtime_error("launch failed");
+    return model_run(step, in);
+  }
+  int calls = 0;
+};
+
+enum class SessionKind { stateless, stale, throwing };
+
+class ModelBackend final : public Backend {
+ public:
+  explicit ModelBackend(SessionKind kind = SessionKind::stateless) : kind_(kind) {}
+  std::string name() const override { return "model"; }
+  std::string device_name() const override { return "host model"; }
+  std::optional<std::string> supports(const MlaDecodeProblem& p) const override {
+    if (max_kv && max_kv_len(p) > *max_kv) return "kv_len " + std::to_string(max_kv_len(p)) + " is too long";
+    return std::nullopt;
+  }
+  std::optional<std::string> supports(const KvGatherProblem&) const override { return "no gathers"; }
+  MlaDecodeRun run(const MlaDecodeProblem& p, const MlaDecodeInputs& in, const FaultSet&) override {
+    refuse_sequence_run(p, name());
+    ++runs;
+    return model_run(p, in);
+  }
+  KvGatherRun run(const KvGatherProblem&, const KvGatherInputs&, const FaultSet&) override {
+    throw std::logic_error("no gathers");
+  }
+  std::unique_ptr<MlaSequenceSession> begin_sequence(const MlaDecodeProblem& seq, const FaultSet& f) override {
+    switch (kind_) {
+      case SessionKind::stale:
+        return std::make_unique<StaleLengthsSession>(seq);
+      case SessionKind::throwing:
+        return std::make_unique<ThrowingSession>();
+      case SessionKind::stateless:
+        break;
+    }
+    return Backend::begin_sequence(seq, f);
+  }
+  PRoundingPoint p_rounding() const override { return PRoundingPoint::to_mma_input; }
+
+  std::optional<int> max_kv;
+  int runs = 0;
+
+ private:
+  SessionKind kind_;
+};
+
+// Four slots over six steps with a leave and a join, q_len 2 on one slot.
+MlaDecodeProblem sequence() {
+  MlaDecodeProblem p;
+  p.name = "seq";
+  p.total_heads = 16;
+  p.kv_lora_rank = 64;
+  p.rope_dim = 16;
+  p.kv_lens = {40, 17, 0, 70};
+  p.q_lens = {1, 2, 1, 1};
+  p.block_size = 16;
+  p.steps = 6;
+  p.joins = {0, 0, 6, 2};
+  p.leaves = {4, 6, 6, 6};
+  p.seed = 11;
+  return with_defaults(p);
+}
+
+TEST(SequenceCase, ACorrectBackendPassesEveryStepStatelessly) {
+  ModelBackend backend;
+  const CaseResult row = run_mla_case(sequence(), &backend, "");
+  EXPECT_EQ(row.state, ResultState::passed) << row.reason;
+  EXPECT_EQ(backend.runs, 6);
+  EXPECT_EQ(row.repro, to_repro(sequence()));
+  EXPECT_EQ(row.path, "model");
+  EXPECT_FALSE(row.tensors.empty());
+}
+
+TEST(SequenceCase, AStalePlanFailsFromTheFirstStepItGoesStaleAndCountsTheSteps) {
+  ModelBackend backend(SessionKind::stale);
+  const CaseResult row = run_mla_case(sequence(), &backend, "");
+  EXPECT_EQ(row.state, ResultState::failed);
+  EXPECT_EQ(row.reason.rfind("step 1 of 6: ", 0), 0u) << row.reason;
+  EXPECT_NE(row.reason.find("steps failed]"), std::string::npos) << row.reason;
+}
+
+TEST(SequenceCase, AnErrorNamesItsStepAndTheStepsNotRun) {
+  ModelBackend backend(SessionKind::throwing);
+  const CaseResult row = run_mla_case(sequence(), &backend, "");
+  EXPECT_EQ(row.state, ResultState::errored);
+  EXPECT_EQ(row.reason.rfind("step 2 of 6: ", 0), 0u) << row.reason;
+  EXPECT_NE(row.reason.find("launch failed"), std::string::npos) << row.reason;
+  EXPECT_NE(row.reason.find("(steps 3..5 not run)"), std::string::npos) << row.reason;
+}
+
+TEST(SequenceCase, ARefusedStepSkipsTheSequenceNamingIt) {
+  ModelBackend backend;
+  backend.max_kv = 72;  // slot 3 reaches 73 tokens at step 5
+  const CaseResult row = run_mla_case(sequence(), &backend, "");
+  EXPECT_EQ(row.state, ResultState::skipped);
+  EXPECT_EQ(row.reason.rfind("step 5 of 6: ", 0), 0u) << row.reason;
+  EXPECT_EQ(backend.runs, 0);
+}
+
+TEST(SequenceCase, OnePreparationServesEveryRun) {
+  ModelBackend backend;
+  const PreparedMlaCase prepared = prepare_mla_case(sequence(), &backend, "");
+  ASSERT_TRUE(prepared.ready_for_device) << prepared.row.reason;
+  ASSERT_EQ(prepared.steps.size(), 6u);
+  EXPECT_EQ(prepared.steps[3].problem, sequence_step(sequence(), 3));
+  const CaseResult a = finish_mla_case(prepared, &backend);
+  const CaseResult b = finish_mla_case(prepared, &backend);
+  EXPECT_EQ(a.state, ResultState::passed) << a.reason;
+  EXPECT_EQ(b.state, ResultState::passed) << b.reason;
+  EXPECT_EQ(backend.runs, 12);
+}
+
+TEST(SequenceCase, RunRefusesASequenceOutsideASession) {
+  ModelBackend backend;
+  const MlaDecodeProblem p = sequence();
+  EXPECT_THROW(backend.run(p, MlaDecodeInputs{}, FaultSet{}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace mlacheck
