@@ -171,12 +171,18 @@ MlaTolerances mla_decode_tolerance(const MlaDecodeProblem& problem, const MlaErr
   // above it, never more than u_o; subnormal outputs add an absolute half spacing.
   const double out_mean = sc.o_sq > 0.0 ? std::min(1.0, 1.0 / 3.0 + kHoeffding * std::sqrt(sc.o_quad) / sc.o_sq) : 1.0;
   const double t_out_generic = u_o * std::sqrt(out_mean) + u_o * nmin_o * std::sqrt(sc.o_elements) * inv;
-  // P rounding: independent relative errors <= u_P on each weight; sum_j eps_j p_j v_j.
+  // P rounding: relative errors <= u_P on each weight, independent between rounding buckets;
+  // sum_j eps_j p_j v_j.
   double t_p = 0.0;
   if (pr.rounded) {
     // A declared kernel's running max includes the current tile, so the row max's own P is exp2(0) = 1.
-    const double pw = pr.declared ? sc.p_weight_below_max : sc.p_weight;
-    const double pw2 = pr.declared ? sc.p_weight_sq_below_max : sc.p_weight_sq;
+    // Coherent within a rounding bucket where P is rounded to bf16 or f16 whole; a split P's error
+    // is its low part's, spread over many buckets, and counted per token.
+    MlaErrorScales::PWeights weights{sc.p_weight, sc.p_weight_sq, sc.p_weight_below_max, sc.p_weight_sq_below_max};
+    if (!pr.split && pr.dtype == DType::bf16) weights = sc.p_bucketed[MlaErrorScales::kPBucketBf16];
+    if (!pr.split && pr.dtype == DType::f16) weights = sc.p_bucketed[MlaErrorScales::kPBucketF16];
+    const double pw = pr.declared ? weights.below_max : weights.all;
+    const double pw2 = pr.declared ? weights.below_max_sq : weights.all_sq;
     const double w = std::min(pw, pw / 3.0 + kHoeffding * std::sqrt(pw2));
     t_p = pr.u * (1.0 + (pr.split ? 0.0 : n * smallest_normal(pr.dtype))) * std::sqrt(w) * inv;
   }

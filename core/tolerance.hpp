@@ -49,6 +49,20 @@ struct MlaErrorScales {
   // whose running max includes the current tile (every declared kernel's).
   double p_weight_below_max = 0.0;
   double p_weight_sq_below_max = 0.0;
+  // The four P weights above with rounding errors coherent within a rounding bucket: per row, the
+  // tokens whose weights exp(s - m) round to one value of P's dtype (index kPBucketBf16 or
+  // kPBucketF16) are one term max(||sum p_j v_j||^2, sum p_j^2 ||v_j||^2), not one per token. Weights
+  // within an ulp of each other (near ties: equal scores, a sink row's flat keys) round alike, so
+  // their errors add up rather than in quadrature.
+  struct PWeights {
+    double all = 0.0;
+    double all_sq = 0.0;
+    double below_max = 0.0;
+    double below_max_sq = 0.0;
+  };
+  static constexpr int kPBucketBf16 = 0;
+  static constexpr int kPBucketF16 = 1;
+  PWeights p_bucketed[2];
   double score_weight = 0.0;     // sum_rj p_rj^2 B_rj^2 (||v_j|| + ||O_r||)^2
   double exp_weight = 0.0;       // sum_rj p_rj^2 (||v_j|| + ||O_r||)^2
   double max_abs_row_max = 0.0;  // max_r |m_r|, the largest |row max score|

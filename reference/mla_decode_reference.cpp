@@ -59,6 +59,60 @@ void add_boundary_distance(DType t, double x, MlaErrorScales& sc) {
   }
 }
 
+// Row r's P rounding weights: per token (MlaErrorScales::p_weight and the rest), and per rounding
+// bucket of bf16 and f16 (p_bucketed): a kernel rounds each weight once, so the tokens whose weights
+// round to one value share nearly one error and add up coherently -- a bucket G is one term
+// max(||sum_G p_j v_j||^2, sum_G p_j^2 ||v_j||^2). `top` (the row's largest
+// weight, exactly 1 in a declared kernel) is left out of the below-max sums.
+template <class EMat, class VMat>
+void add_p_rounding_weights(const EMat& e, Eigen::Index r, double l, const VMat& v, const Eigen::VectorXd& v_norm,
+                            Eigen::Index top, MlaErrorScales& sc) {
+  std::vector<Eigen::Index> tokens;
+  for (Eigen::Index j = 0; j < e.cols(); ++j) {
+    if (e(r, j) / l == 0.0) continue;
+    tokens.push_back(j);
+    const double w = (e(r, j) / l) * (e(r, j) / l) * v_norm(j) * v_norm(j);
+    sc.p_weight += w;
+    sc.p_weight_sq += w * w;
+    if (j != top) {
+      sc.p_weight_below_max += w;
+      sc.p_weight_sq_below_max += w * w;
+    }
+  }
+  Eigen::RowVectorXd sum(v.cols()), sum_below(v.cols());
+  const std::pair<int, DType> kinds[] = {{MlaErrorScales::kPBucketBf16, DType::bf16},
+                                         {MlaErrorScales::kPBucketF16, DType::f16}};
+  for (auto [index, dtype] : kinds) {
+    const auto bucket = [&, dtype = dtype](Eigen::Index j) { return round_to(dtype, static_cast<float>(e(r, j))); };
+    std::sort(tokens.begin(), tokens.end(), [&](Eigen::Index a, Eigen::Index b) { return bucket(a) < bucket(b); });
+    MlaErrorScales::PWeights& out = sc.p_bucketed[index];
+    for (std::size_t a = 0; a < tokens.size();) {
+      std::size_t b = a + 1;
+      while (b < tokens.size() && bucket(tokens[b]) == bucket(tokens[a])) ++b;
+      double independent = 0.0, independent_below = 0.0;
+      sum.setZero();
+      sum_below.setZero();
+      for (std::size_t i = a; i < b; ++i) {
+        const Eigen::Index j = tokens[i];
+        const double pj = e(r, j) / l;
+        sum += pj * v.row(j);
+        independent += pj * pj * v_norm(j) * v_norm(j);
+        if (j != top) {
+          sum_below += pj * v.row(j);
+          independent_below += pj * pj * v_norm(j) * v_norm(j);
+        }
+      }
+      const double w = std::max(sum.squaredNorm(), independent);
+      const double w_below = std::max(sum_below.squaredNorm(), independent_below);
+      out.all += w;
+      out.all_sq += w * w;
+      out.below_max += w_below;
+      out.below_max_sq += w_below * w_below;
+      a = b;
+    }
+  }
+}
+
 // One request's contribution to MlaErrorScales: e holds the rows' weights exp(s - m) (zero where
 // masked), row_sum their sums, o the normalised output rows.
 // prod2 holds sum_c q_rc^2 k_jc^2 for every pair.
@@ -99,17 +153,12 @@ void add_error_scales(const MlaDecodeProblem& p, const MatrixRM& q, const Matrix
       p2b2 += pj * pj * b * b;
       pb += pj * b;
       p2 += pj * pj;
-      sc.p_weight += w;
-      sc.p_weight_sq += w * w;
       walk += w;
       ++visible;
-      if (j != top) {
-        sc.p_weight_below_max += w;
-        sc.p_weight_sq_below_max += w * w;
-      }
       sc.score_weight += pj * pj * b * b * spread * spread;
       sc.exp_weight += pj * pj * spread * spread;
     }
+    add_p_rounding_weights(e, r, l, k.leftCols(lv), v_norm, top, sc);
     int rises_forward = 0, rises_backward = 0;
     double best = 0.0;
     for (Eigen::Index j = 0; j < e.cols(); ++j) {
