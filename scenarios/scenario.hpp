@@ -32,11 +32,14 @@ struct Scenario {
 };
 
 // The table's columns (scenarios/README.md documents each).
-inline constexpr std::array<std::string_view, 27> kScenarioColumns = {
+inline constexpr std::array<std::string_view, 30> kScenarioColumns = {
     "id",          "upstream", "reference", "model",       "title",    "op",         "fault",   "caught_by", "heads",
     "tp",          "lv",       "rope",      "kv_lens",     "q_lens",   "block_size", "q_dtype", "kv_dtype",  "kv_scale",
     "o_dtype",     "path",     "layout",    "interleaved", "kv_heads", "head_size",  "seed",    "note",
     "first_block",  // issue 13 item 2: blocks placed past 4 GiB
+    "steps",        // issue 13 item 3: decode sequences (core/mla_sequence.hpp)
+    "joins",        //   per request: the step it joins
+    "leaves",       //   per request: the first step it has left
 };
 
 // Reads a scenario table. Throws TableError ("file:line: column 'c': reason") for a malformed

@@ -18,8 +18,8 @@ namespace {
 constexpr int kIntMax = std::numeric_limits<int>::max();
 
 // Columns only one op has: a value in the other op's row is a mistake in the table.
-constexpr std::string_view kMlaOnly[] = {"heads",   "tp",       "lv",   "rope",       "q_lens",
-                                         "q_dtype", "kv_scale", "path", "first_block"};
+constexpr std::string_view kMlaOnly[] = {"heads",    "tp",   "lv",          "rope",  "q_lens", "q_dtype",
+                                         "kv_scale", "path", "first_block", "steps", "joins",  "leaves"};
 constexpr std::string_view kGatherOnly[] = {"layout", "interleaved", "kv_heads", "head_size"};
 constexpr std::string_view kRequired[] = {"id", "upstream", "reference", "model", "title",
                                           "op", "fault",    "caught_by", "kv_lens", "note"};
@@ -28,8 +28,9 @@ constexpr std::string_view kRequired[] = {"id", "upstream", "reference", "model"
 // derived field no column sets (scale, num_blocks, strides).
 std::string column_of_field(std::string_view field) {
   static constexpr std::pair<std::string_view, std::string_view> kRenamed[] = {
-      {"name", "id"}, {"kv", "kv_lens"}, {"q", "q_lens"}, {"bs", "block_size"}, {"cache_dtype", "kv_dtype"},
-      {"out_dtype", "o_dtype"}};
+      {"name", "id"},       {"kv", "kv_lens"},           {"q", "q_lens"},
+      {"bs", "block_size"}, {"cache_dtype", "kv_dtype"}, {"out_dtype", "o_dtype"},
+      {"join", "joins"},    {"leave", "leaves"}};
   for (const auto& [key, column] : kRenamed) {
     if (key == field) return std::string(column);
   }
@@ -85,6 +86,14 @@ MlaDecodeProblem mla_problem(const CellReader& row) {
   }
   if (!row.empty("seed")) p.seed = row.parse("seed", parse_u64_cell);
   if (!row.empty("first_block")) p.first_block = int_cell(row, "first_block", 0);
+  // A decode sequence (core/mla_sequence.hpp); joins and leaves take their defaults (every request
+  // from the first step to the last) when empty, and make sense only with steps.
+  if (!row.empty("steps")) p.steps = int_cell(row, "steps", 1);
+  for (std::string_view column : {"joins", "leaves"}) {
+    if (row.empty(column)) continue;
+    if (p.steps == 1) row.fail(column, "needs steps > 1 (a decode sequence); leave the cell empty");
+    (column == "joins" ? p.joins : p.leaves) = list_cell(row, column);
+  }
   return validated(row, std::move(p));
 }
 

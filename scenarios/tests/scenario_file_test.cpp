@@ -6,6 +6,7 @@
 #include <string>
 #include <variant>
 
+#include "core/mla_sequence.hpp"
 #include "device/backend/persistent_plan.hpp"
 #include "scenarios/scenario.hpp"
 #include "scenarios/table_error.hpp"
@@ -16,11 +17,15 @@ namespace {
 
 const std::string kHeader =
     "id,upstream,reference,model,title,op,fault,caught_by,heads,tp,lv,rope,kv_lens,q_lens,block_size,q_dtype,kv_dtype,"
-    "kv_scale,o_dtype,path,layout,interleaved,kv_heads,head_size,seed,note,first_block\n";
-const std::string kGoodRow =
-    "ok,S4,ref,DeepSeek-V3,title,mla_decode,non-pow2-qlen-rows-collapse,comparison,128,8,512,64,\"100,200\",\"3,5\",16,"
-    ",,,,"
-    "split_kv,,,,,1,note,\n";
+    "kv_scale,o_dtype,path,layout,interleaved,kv_heads,head_size,seed,note,first_block,steps,joins,leaves\n";
+// A good mla_decode row; the columns after note (the last ones added) as given, the lists quoted.
+std::string good_row(const std::string& first_block = "", const std::string& steps = "", const std::string& joins = "",
+                     const std::string& leaves = "") {
+  return "ok,S4,ref,DeepSeek-V3,title,mla_decode,non-pow2-qlen-rows-collapse,comparison,128,8,512,64,"
+         "\"100,200\",\"3,5\",16,,,,,split_kv,,,,,1,note," +
+         first_block + "," + steps + ",\"" + joins + "\",\"" + leaves + "\"\n";
+}
+const std::string kGoodRow = good_row();
 
 // The TableError that loading `text` (written to a file) throws; fails the test if none.
 TableError load_error(const std::string& text) {
@@ -52,8 +57,8 @@ TEST(ShippedScenarioTable, LoadsWithEveryUpstreamBugAndFault) {
     bugs.insert(s.upstream);
     faults.insert(s.fault);
   }
-  for (const char* bug : {"S1", "S2", "S3", "S4", "S5", "S6", "S7", "R1", "R2", "R3", "R4", "R6", "R7", "R8", "R9",
-                          "R10", "R11", "R12"}) {
+  for (const char* bug : {"S1", "S2", "S3", "S4", "S5", "S6", "S7", "R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8",
+                          "R9", "R10", "R11", "R12"}) {
     EXPECT_EQ(bugs.count(bug), 1u) << bug << " has no scenario";
   }
   EXPECT_EQ(faults.size(), std::size(kAllFaults)) << "every fault has a scenario that reproduces it";
@@ -76,17 +81,86 @@ TEST(ShippedScenarioTable, LoadsWithEveryUpstreamBugAndFault) {
   }
 }
 
+// R5 (CUDA-graph replay across decode steps) shows only in a decode sequence on the persistent path
+// whose lengths change from the step the plan was built for; between them the rows join a request
+// into a slot that was padding and take one away. The oracle runs every step: keep its work small.
+TEST(ShippedScenarioTable, R5RowsReplayAPersistentPlanAcrossGrowingSteps) {
+  bool joins_padding = false, leaves = false;
+  int rows = 0;
+  for (const Scenario& s : load_scenarios(std::string(MLACHECK_SCENARIO_DIR) + "/upstream.csv")) {
+    if (s.upstream != "R5") continue;
+    ++rows;
+    EXPECT_EQ(s.caught_by, (std::vector<CatchKind>{CatchKind::comparison})) << s.id;
+    const auto& p = std::get<MlaDecodeProblem>(s.problem);
+    EXPECT_EQ(p.path, DecodePath::persistent) << s.id;
+    ASSERT_TRUE(is_sequence(p)) << s.id;
+    double flops = 0.0;
+    for (int step = 0; step < p.steps; ++step) {
+      for (int r = 0; r < batch(p); ++r) {
+        const int q = p.q_lens[static_cast<std::size_t>(r)];
+        flops += 2.0 * q * heads(p) * kv_len_at(p, r, step) * (lk(p) + p.kv_lora_rank);
+        if (step > 0 && active_at(p, r, step) && !active_at(p, r, step - 1)) joins_padding = true;
+        if (step > 0 && !active_at(p, r, step) && active_at(p, r, step - 1)) leaves = true;
+      }
+    }
+    // A request active at the first two steps has grown by its q_len: the first step's plan is stale.
+    bool grows = false;
+    for (int r = 0; r < batch(p); ++r) grows |= active_at(p, r, 0) && active_at(p, r, 1);
+    EXPECT_TRUE(grows) << s.id;
+    // About 17 GFLOP/s for the Eigen oracle on one core: a few seconds at most.
+    EXPECT_LT(flops, 2e10) << s.id;
+  }
+  EXPECT_GE(rows, 2);
+  EXPECT_TRUE(joins_padding) << "no R5 row joins a request into a slot that was padding";
+  EXPECT_TRUE(leaves) << "no R5 row has a request leave mid-sequence";
+}
+
 TEST(ScenarioTable, FirstBlockPlacesTheRequestsBlocks) {
-  std::string row = kGoodRow;
-  row.replace(row.size() - 1, 0, "116600");
-  const TempTable file(kHeader + row);
+  const TempTable file(kHeader + good_row("116600"));
   const auto scenarios = load_scenarios(file.path());
   const auto& p = std::get<MlaDecodeProblem>(scenarios.at(0).problem);
   EXPECT_EQ(p.first_block, 116600);
   EXPECT_EQ(p.num_blocks, 116600 + blocks_needed(p));
-  row = kGoodRow;
-  row.replace(row.size() - 1, 0, "-1");
-  expect_error(kHeader + row, 2, "first_block", "'-1'");
+  expect_error(kHeader + good_row("-1"), 2, "first_block", "'-1'");
+}
+
+// Issue 13 item 3: steps, joins and leaves make the row a decode sequence (core/mla_sequence.hpp).
+TEST(ScenarioTable, StepsJoinsAndLeavesMakeASequence) {
+  const TempTable file(kHeader + good_row("", "6", "0,2", "4,6") + good_row("", "3").replace(0, 2, "fixed"));
+  const auto scenarios = load_scenarios(file.path());
+  const auto& p = std::get<MlaDecodeProblem>(scenarios.at(0).problem);
+  EXPECT_EQ(p.steps, 6);
+  EXPECT_EQ(p.joins, (std::vector<int>{0, 2}));
+  EXPECT_EQ(p.leaves, (std::vector<int>{4, 6}));
+  EXPECT_TRUE(is_sequence(p));
+  // The pool is sized for the busiest step, as a repro string's would be.
+  EXPECT_EQ(p.num_blocks, sequence_peak_blocks(p));
+  EXPECT_EQ(p, parse_mla_decode(to_repro(p)));
+  // Empty joins and leaves: every request from the first step to the last.
+  const auto& fixed = std::get<MlaDecodeProblem>(scenarios.at(1).problem);
+  EXPECT_EQ(fixed.steps, 3);
+  EXPECT_TRUE(fixed.joins.empty());
+  EXPECT_TRUE(fixed.leaves.empty());
+  // Lists of their defaults read as empty (the canonical form).
+  const TempTable defaults(kHeader + good_row("", "4", "0*2", "4,4"));
+  const auto& canonical = std::get<MlaDecodeProblem>(load_scenarios(defaults.path()).at(0).problem);
+  EXPECT_TRUE(canonical.joins.empty());
+  EXPECT_TRUE(canonical.leaves.empty());
+}
+
+TEST(MalformedScenarioTable, SequenceCellsThatDoNotParseOrDoNotFit) {
+  expect_error(kHeader + good_row("", "x"), 2, "steps", "'x' is not an integer");
+  expect_error(kHeader + good_row("", "0"), 2, "steps", "'0' must be in [1,");
+  expect_error(kHeader + good_row("", "4", "0,1x"), 2, "joins", "item '1x'");
+  expect_error(kHeader + good_row("", "4", "", "-1,4"), 2, "leaves", "item '-1'");
+  // Joins and leaves without steps: a one-step problem has neither.
+  expect_error(kHeader + good_row("", "", "0,1"), 2, "joins", "needs steps > 1");
+  expect_error(kHeader + good_row("", "1", "", "1,1"), 2, "leaves", "needs steps > 1");
+  // What validate_sequence refuses names its column.
+  expect_error(kHeader + good_row("", "65"), 2, "steps", "invalid mla_decode problem: steps=65");
+  expect_error(kHeader + good_row("", "4", "1"), 2, "joins", "invalid mla_decode problem: join=1");
+  expect_error(kHeader + good_row("", "4", "0,5"), 2, "joins", "invalid mla_decode problem: join=5");
+  expect_error(kHeader + good_row("", "4", "2,0", "1,4"), 2, "leaves", "invalid mla_decode problem: leave=1");
 }
 
 TEST(GoodScenarioTable, ConvertsEveryColumn) {
@@ -228,10 +302,15 @@ TEST(MalformedScenarioTable, ColumnOfTheOtherOp) {
   std::string row = kGoodRow;
   row.replace(row.find("split_kv,,"), 10, "split_kv,nhd,");
   expect_error(kHeader + row, 2, "layout", "op mla_decode has no such field");
-  const std::string gather =
-      "g,S7,ref,Qwen3.5,title,kv_gather,shuffle-gather-ignores-strides,comparison,,,,,\"100\",,32,,bf16,,,,shuffle,1,2,"
-      "256,1,note,5\n";
-  expect_error(kHeader + gather, 2, "first_block", "op kv_gather has no such field");
+  const auto gather = [](const std::string& last_cells) {
+    return "g,S7,ref,Qwen3.5,title,kv_gather,shuffle-gather-ignores-strides,comparison,,,,,"
+           "\"100\",,32,,bf16,,,,shuffle,1,2,256,1,note," +
+           last_cells + "\n";
+  };
+  expect_error(kHeader + gather("5,,,"), 2, "first_block", "op kv_gather has no such field");
+  expect_error(kHeader + gather(",4,,"), 2, "steps", "op kv_gather has no such field");
+  expect_error(kHeader + gather(",,0,"), 2, "joins", "op kv_gather has no such field");
+  expect_error(kHeader + gather(",,,3"), 2, "leaves", "op kv_gather has no such field");
 }
 
 TEST(MalformedScenarioTable, ProblemThatValidateRefusesNamesItsColumn) {
