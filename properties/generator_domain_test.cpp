@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "core/cache_offsets.hpp"
+#include "core/mla_sequence.hpp"
 #include "device/backend/decode_path.hpp"
 #include "device/backend/decode_variant.hpp"
 #include "device/backend/persistent_plan.hpp"
@@ -150,6 +151,85 @@ TEST(GeneratorDomain, Past4GiBDrawsPutEveryRowReadPastTheWrap) {
   EXPECT_GT(past, kDraws * 2 / 100);
   EXPECT_LT(past, kDraws * 9 / 100);
   for (const MlaDecodeProblem& p : draw(kOracleCaseLimits, 23)) ASSERT_EQ(p.first_block, 0);
+}
+
+// The oracle's work over every step of a case (2 * q_len * heads * kv_len * (Lk + Lv) per request
+// and step), the quantity max_oracle_flops bounds.
+double oracle_flops(const MlaDecodeProblem& p) {
+  double flops = 0.0;
+  for (int s = 0; s < p.steps; ++s) {
+    for (int r = 0; r < batch(p); ++r) {
+      flops += 2.0 * p.q_lens[static_cast<std::size_t>(r)] * heads(p) * kv_len_at(p, r, s) * (lk(p) + p.kv_lora_rank);
+    }
+  }
+  return flops;
+}
+
+// Issue 13 item 3: with sequence_percent, decode sequences that validate() accepts (the generator
+// validates every draw; here each step too), of 2..8 steps, with and without requests joining and
+// leaving, whose oracle work over all steps stays near the one-step budget, so the GPU property's
+// time does not grow with them; and none unless asked for.
+TEST(GeneratorDomain, SequenceDrawsAreValidSmallAndVaried) {
+  MlaGenLimits limits = kOracleCaseLimits;
+  int sequences = 0, changing = 0, joining = 0, leaving = 0;
+  std::vector<int> steps_seen(9, 0);
+  for (const MlaDecodeProblem& p : draw(limits, 29)) {
+    if (!is_sequence(p)) continue;
+    ++sequences;
+    ASSERT_NO_THROW(validate_sequence(p)) << to_repro(p);
+    ASSERT_GE(p.steps, 2) << to_repro(p);
+    ASSERT_LE(p.steps, 8) << to_repro(p);
+    ++steps_seen[static_cast<std::size_t>(p.steps)];
+    for (int s = 0; s < p.steps; ++s) ASSERT_NO_THROW(validate(sequence_step(p, s))) << to_repro(p) << " step " << s;
+    ASSERT_FALSE(refused(p)) << to_repro(p);
+    bool joins = false, leaves = false;
+    for (int r = 0; r < batch(p); ++r) {
+      const bool active = join_step(p, r) < leave_step(p, r);
+      joins |= active && join_step(p, r) > 0;
+      leaves |= active && leave_step(p, r) < p.steps;
+    }
+    joining += joins ? 1 : 0;
+    leaving += leaves ? 1 : 0;
+    changing += joins || leaves ? 1 : 0;
+    // Outside the rare 16k requests, the steps share the budget: a little over it at most (each
+    // step adds q_len tokens, and a request holds at least its q_len).
+    if (max_kv_len(sequence_capacity(p)) <= limits.max_kv_len + 64) {
+      EXPECT_LE(oracle_flops(p), 1.5 * limits.max_oracle_flops + 1e8) << to_repro(p);
+    }
+  }
+  std::printf("%d of %d draws are sequences: %d with a request joining or leaving (%d join, %d leave)\n", sequences,
+              kDraws, changing, joining, leaving);
+  EXPECT_GT(sequences, kDraws * 8 / 100);
+  EXPECT_LT(sequences, kDraws * 17 / 100);
+  EXPECT_GT(changing, sequences / 4);
+  EXPECT_LT(changing, sequences);  // fixed batches too
+  EXPECT_GT(joining, 0);
+  EXPECT_GT(leaving, 0);
+  for (int steps = 2; steps <= 8; ++steps) EXPECT_GT(steps_seen[static_cast<std::size_t>(steps)], 0) << steps;
+  // Never unless asked for: the CPU properties and the device-only ones run one step.
+  for (const MlaGenLimits& none : {kDeviceOnlyCaseLimits, kTensorParallelCaseLimits, MlaGenLimits{}}) {
+    for (const MlaDecodeProblem& p : draw(none, 31)) ASSERT_FALSE(is_sequence(p)) << to_repro(p);
+  }
+}
+
+// `mlacheck mutate` hunts plan-stale-at-replay (UPSTREAM R5) with every draw a persistent sequence
+// (cli/fault_search.cpp's fault_mla_limits, mirrored here): each must change its lengths after the
+// first step, where the plan of that step goes stale.
+TEST(GeneratorDomain, MutateDrawsTheStalePlanTriggerEveryTime) {
+  MlaGenLimits mutate;
+  mutate.max_batch = 8;
+  mutate.max_kv_len = 2048;
+  mutate.max_oracle_flops = 4e9;
+  mutate.device_shapes_only = true;
+  mutate.sequence_percent = 100;
+  mutate.path = DecodePath::persistent;
+  for (const MlaDecodeProblem& p : draw(mutate, 37)) {
+    ASSERT_TRUE(is_sequence(p)) << to_repro(p);
+    ASSERT_EQ(p.path, DecodePath::persistent) << to_repro(p);
+    bool stale = false;
+    for (int s = 1; s < p.steps; ++s) stale |= sequence_step(p, s).kv_lens != sequence_step(p, 0).kv_lens;
+    ASSERT_TRUE(stale) << to_repro(p);
+  }
 }
 
 TEST(GeneratorDomain, GathersIncludeOneHeadNhdCachesWithTiedStrides) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include "core/mla_sequence.hpp"
 #include "properties/support/gather_problem_gen.hpp"
 #include "properties/support/mla_problem_gen.hpp"
 
@@ -14,6 +15,21 @@ RC_GTEST_PROP(Repro, MlaDecodeRoundTrips, (const MlaDecodeProblem& p)) {
   const MlaDecodeProblem parsed = parse_mla_decode(repro);
   RC_ASSERT(parsed == p);
   RC_ASSERT(to_repro(parsed) == repro);
+}
+
+// Decode sequences (issue 13 item 3: steps, join and leave keys), drawn every time, and each of
+// their steps as the one-step problem a backend runs.
+RC_GTEST_PROP(Repro, MlaDecodeSequencesRoundTrip, ()) {
+  const MlaDecodeProblem p = *gen_mla_decode_problem(MlaGenLimits{.sequence_percent = 100});
+  RC_ASSERT(is_sequence(p));
+  const std::string repro = to_repro(p);
+  const MlaDecodeProblem parsed = parse_mla_decode(repro);
+  RC_ASSERT(parsed == p);
+  RC_ASSERT(to_repro(parsed) == repro);
+  for (int s = 0; s < p.steps; ++s) {
+    const MlaDecodeProblem step = sequence_step(p, s);
+    RC_ASSERT(parse_mla_decode(to_repro(step)) == step);
+  }
 }
 
 RC_GTEST_PROP(Repro, KvGatherRoundTrips, (const KvGatherProblem& p)) {

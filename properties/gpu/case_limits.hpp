@@ -11,16 +11,21 @@
 
 namespace mlacheck {
 
-// Device against oracle: up to 64 requests, caches up to 2048 tokens, 2% of cases with one at 16k;
-// only shapes the kernels take (refusals are drawn by MlaDecodeOnGpu.RefusalsAreSkippedNotPassed).
+// Device against oracle: up to 64 requests, caches up to 2048 tokens, 2% of cases with one at 16k,
+// one in eight a decode sequence (run_mla_case judges every step; the steps share the oracle's
+// budget); only shapes the kernels take (refusals are drawn by
+// MlaDecodeOnGpu.RefusalsAreSkippedNotPassed).
 inline constexpr MlaGenLimits kOracleCaseLimits{.max_batch = 64,
-                                               .max_kv_len = 2048,
-                                               .long_kv_percent = 2,
-                                               .max_oracle_flops = 3e9,
-                                               .device_shapes_only = true};
+                                                .max_kv_len = 2048,
+                                                .long_kv_percent = 2,
+                                                .max_oracle_flops = 3e9,
+                                                .device_shapes_only = true,
+                                                .sequence_percent = 12};
 // Device against device (no oracle): the same shapes; the budget keeps input fills and uploads
-// alike, so both kinds of property see the same space.
-inline constexpr MlaGenLimits kDeviceOnlyCaseLimits = kOracleCaseLimits;
+// alike, so both kinds of property see the same space. One step each: these properties call
+// Backend::run on the problem, which runs one step.
+inline constexpr MlaGenLimits kDeviceOnlyCaseLimits{
+    .max_batch = 64, .max_kv_len = 2048, .long_kv_percent = 2, .max_oracle_flops = 3e9, .device_shapes_only = true};
 // Tensor parallelism: the model's oracle runs tp (up to 16) times a rank's heads, and every rank
 // encodes and uploads the whole cache, so a rank's budget is smaller.
 inline constexpr MlaGenLimits kTensorParallelCaseLimits{.max_batch = 32,

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <utility>
 
+#include "core/mla_sequence.hpp"
+
 namespace mlacheck {
 
 namespace {
@@ -56,6 +58,22 @@ constexpr MlaFlag kLengths[] = {
     {"kv_len>=16383", [](const MlaDecodeProblem& p) { return max_kv_len(p) >= 16383; }},
 };
 constexpr FillProfile kProfiles[] = {FillProfile::uniform, FillProfile::sink, FillProfile::extreme};
+
+// Decode sequences (core/mla_sequence.hpp; exactly one holds): one step, steps over a batch that
+// changes (a request joins into a slot that was padding or leaves before the end: the state a
+// backend keeps across steps must follow it), steps over a fixed batch (every request grows).
+bool batch_changes(const MlaDecodeProblem& p) {
+  for (int r = 0; r < batch(p); ++r) {
+    const int join = join_step(p, r), leave = leave_step(p, r);
+    if (join < leave && (join > 0 || leave < p.steps)) return true;
+  }
+  return false;
+}
+constexpr MlaFlag kSequences[] = {
+    {"sequence: one step", [](const MlaDecodeProblem& p) { return !is_sequence(p); }},
+    {"sequence: join or leave", [](const MlaDecodeProblem& p) { return is_sequence(p) && batch_changes(p); }},
+    {"sequence: fixed batch", [](const MlaDecodeProblem& p) { return is_sequence(p) && !batch_changes(p); }},
+};
 
 // Buckets counted when drawn but expected of no property by all_mla_buckets: the generators draw
 // them rarely on purpose (MlaGenLimits::past_4gib_percent: a device pool over 4 GiB per case), and
@@ -116,6 +134,9 @@ std::vector<std::string> mla_buckets(const MlaDecodeProblem& p, bool with_path) 
     }
   }
   out.push_back(named("profile", p.profile));
+  for (const MlaFlag& flag : kSequences) {
+    if (flag.holds(p)) out.emplace_back(flag.name);
+  }
   for (const MlaFlag& flag : kRareMlaFlags) {
     if (flag.holds(p)) out.emplace_back(flag.name);
   }
@@ -126,7 +147,7 @@ std::vector<std::string> mla_buckets(const MlaDecodeProblem& p, bool with_path) 
   return out;
 }
 
-std::vector<std::string> all_mla_buckets(bool with_path, bool with_16k) {
+std::vector<std::string> all_mla_buckets(bool with_path, bool with_16k, bool with_sequences) {
   std::vector<std::string> out;
   for (const MlaFlag& flag : kMlaFlags) out.emplace_back(flag.name);
   for (const MlaFlag& flag : kHeadCounts) out.emplace_back(flag.name);
@@ -134,6 +155,9 @@ std::vector<std::string> all_mla_buckets(bool with_path, bool with_16k) {
     if (with_16k || std::string_view(flag.name) != "kv_len>=16383") out.emplace_back(flag.name);
   }
   for (FillProfile f : kProfiles) out.push_back(named("profile", f));
+  if (with_sequences) {
+    for (const MlaFlag& flag : kSequences) out.emplace_back(flag.name);
+  }
   for (DType t : kQDtypes) out.push_back(named("q_dtype", t));
   for (DType t : kKvDtypes) out.push_back(named("kv_dtype", t));
   for (DType t : kODtypes) out.push_back(named("o_dtype", t));
@@ -147,6 +171,7 @@ void tag_mla_case(const MlaDecodeProblem& p) {
   for (const MlaFlag& flag : kMlaFlags) {
     if (flag.holds(p)) RC_TAG(std::string(flag.name));
   }
+  if (is_sequence(p)) RC_TAG(std::string("decode sequence"));
   for (const MlaFlag& flag : kRareMlaFlags) {
     if (flag.holds(p)) RC_TAG(std::string(flag.name));
   }

@@ -20,15 +20,18 @@ namespace mlacheck {
 // power of two", "q_len mixed in a batch", "block_size>1", "TP>1", "padded request (kv_len 0)",
 // "splits beyond the tokens" (explicit splits > a request's kv tokens)), its rank's head count ("heads
 // 16..63", "heads>=64"; "heads<16" above), its longest request ("kv_len<=16", "kv_len 17..256",
-// "kv_len 257..16382", "kv_len>=16383"), its fill profile ("profile=uniform|sink|extreme"), its
+// "kv_len 257..16382", "kv_len>=16383"), its fill profile ("profile=uniform|sink|extreme"), whether
+// it is a decode sequence ("sequence: one step", "sequence: join or leave" (a request joins late
+// or leaves early), "sequence: fixed batch"), its
 // dtypes ("q_dtype=bf16", "kv_dtype=...", "o_dtype=...") and, with `with_path`, the requested path
 // ("path=auto", ...); the rare "cache rows past 4 GiB" is counted but expected of no
 // property by all_mla_buckets.
 std::vector<std::string> mla_buckets(const MlaDecodeProblem& p, bool with_path);
 // Every bucket mla_buckets can return: what an mla_decode property expects to cover. Without
 // `with_16k`, not the 16k boundary, for a property whose limits draw it too rarely to expect it in
-// a default run (the tensor-parallel one: 1% of cases).
-std::vector<std::string> all_mla_buckets(bool with_path, bool with_16k = true);
+// a default run (the tensor-parallel one: 1% of cases). Without `with_sequences`, not the
+// sequence buckets, for a property whose limits draw no sequence (MlaGenLimits::sequence_percent).
+std::vector<std::string> all_mla_buckets(bool with_path, bool with_16k = true, bool with_sequences = false);
 // Tags the case's shape flags for rapidcheck's distribution (RC_TAG): the joint coverage of the
 // boolean buckets, printed after each property. Call only inside a property.
 void tag_mla_case(const MlaDecodeProblem& p);

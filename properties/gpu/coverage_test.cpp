@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 #include "properties/support/mla_problem_gen.hpp"
@@ -46,8 +47,8 @@ TEST(Coverage, TheExpectedMlaBucketsAreTheDeviceShapesOnly) {
   for (const std::string& b : all_mla_buckets(true)) EXPECT_EQ(b.find("f32"), std::string::npos) << b;
 }
 
-TEST(Coverage, EveryCaseHasOneHeadCountOneLengthAndOneProfile) {
-  const std::vector<std::string> all = all_mla_buckets(false);
+TEST(Coverage, EveryCaseHasOneHeadCountOneLengthOneProfileAndOneSequenceKind) {
+  const std::vector<std::string> all = all_mla_buckets(false, true, true);
   const auto count_in = [](const std::vector<std::string>& buckets, const std::vector<std::string>& family) {
     int n = 0;
     for (const std::string& b : buckets) n += static_cast<int>(std::count(family.begin(), family.end(), b));
@@ -56,20 +57,29 @@ TEST(Coverage, EveryCaseHasOneHeadCountOneLengthAndOneProfile) {
   const std::vector<std::string> head_counts = {"heads<16", "heads 16..63", "heads>=64"};
   const std::vector<std::string> lengths = {"kv_len<=16", "kv_len 17..256", "kv_len 257..16382", "kv_len>=16383"};
   const std::vector<std::string> profiles = {"profile=uniform", "profile=sink", "profile=extreme"};
-  for (const auto& family : {head_counts, lengths, profiles}) EXPECT_EQ(count_in(all, family), 3 + (family == lengths));
+  const std::vector<std::string> sequences = {"sequence: one step", "sequence: join or leave", "sequence: fixed batch"};
+  for (const auto& family : {head_counts, lengths, profiles, sequences}) {
+    EXPECT_EQ(count_in(all, family), 3 + (family == lengths));
+  }
   EXPECT_EQ(count_in(all_mla_buckets(false, false), lengths), 3);
-  const auto gen = gen_mla_decode_problem(
-      MlaGenLimits{.max_batch = 8, .max_kv_len = 600, .long_kv_percent = 5, .device_shapes_only = true});
+  EXPECT_EQ(count_in(all_mla_buckets(false), sequences), 0);
+  const auto gen = gen_mla_decode_problem(MlaGenLimits{
+      .max_batch = 8, .max_kv_len = 600, .long_kv_percent = 5, .device_shapes_only = true, .sequence_percent = 25});
+  std::map<std::string, int> sequence_kinds;
   for (int i = 0; i < 200; ++i) {
     const MlaDecodeProblem p = gen(rc::Random(static_cast<std::uint64_t>(i) + 1), 100).value();
     const std::vector<std::string> buckets = mla_buckets(p, false);
     EXPECT_EQ(count_in(buckets, head_counts), 1) << to_repro(p);
     EXPECT_EQ(count_in(buckets, lengths), 1) << to_repro(p);
     EXPECT_EQ(count_in(buckets, profiles), 1) << to_repro(p);
+    EXPECT_EQ(count_in(buckets, sequences), 1) << to_repro(p);
     for (const std::string& b : buckets) {
       EXPECT_NE(std::find(all.begin(), all.end(), b), all.end()) << b << " is not an expected bucket";
+      ++sequence_kinds[b];
     }
   }
+  // The generator reaches every kind of sequence.
+  for (const std::string& kind : sequences) EXPECT_GT(sequence_kinds[kind], 0) << kind;
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "core/mla_sequence.hpp"
 #include "properties/support/shared_gens.hpp"
 
 namespace mlacheck {
@@ -69,6 +70,43 @@ int oracle_kv_cap(const MlaDecodeProblem& p, int q_len, double flops) {
   return static_cast<int>(std::min(flops / per_token, static_cast<double>(std::numeric_limits<int>::max())));
 }
 
+// Percent-weighted coin that shrinks toward false.
+rc::Gen<bool> gen_percent(int percent) {
+  const auto p = static_cast<std::size_t>(std::clamp(percent, 0, 100));
+  return weighted_shrinking_element<bool>({{100 - p, false}, {p, true}});
+}
+
+// Turns the one-step batch `p` (its kv_lens: each request's length at its first step) into a
+// decode sequence of `steps` steps that validate_sequence accepts: a padded request (kv_len 0)
+// stays padding throughout; a real one joins at step 0 or, one in four, later into a slot that was
+// padding, and leaves at the end or, one in four, earlier. A step no request would hold a token
+// in keeps the first real request from the first step to the last. Everything shrinks toward a
+// fixed batch (every request from step 0 to the end).
+void gen_sequence(MlaDecodeProblem& p, int steps) {
+  p.steps = steps;
+  const int n = batch(p);
+  p.joins.assign(static_cast<std::size_t>(n), 0);
+  p.leaves.assign(static_cast<std::size_t>(n), steps);
+  for (std::size_t r = 0; r < static_cast<std::size_t>(n); ++r) {
+    if (p.kv_lens[r] == 0) {
+      p.leaves[r] = 0;  // join == leave: a slot that is padding at every step
+      continue;
+    }
+    if (*gen_percent(25)) p.joins[r] = *inRange(1, steps);
+    if (p.joins[r] + 1 < steps && *gen_percent(25)) p.leaves[r] = *inRange(p.joins[r] + 1, steps);
+  }
+  for (int s = 0; s < steps; ++s) {
+    bool held = false;
+    for (int r = 0; r < n; ++r) held |= active_at(p, r, s) && p.kv_lens[static_cast<std::size_t>(r)] > 0;
+    if (held) continue;
+    const auto first = static_cast<std::size_t>(
+        std::find_if(p.kv_lens.begin(), p.kv_lens.end(), [](int kv) { return kv > 0; }) - p.kv_lens.begin());
+    p.joins[first] = 0;
+    p.leaves[first] = steps;
+    break;
+  }
+}
+
 }  // namespace
 
 bool device_shape(const MlaDecodeProblem& p) {
@@ -89,7 +127,10 @@ rc::Gen<MlaDecodeProblem> gen_mla_decode_problem(MlaGenLimits limits) {
 
       const int requests = *inRange(1, 1 + std::max(1, limits.max_batch * size / 100));
       const int kv_cap = size_cap(size, limits.max_kv_len);
-      const double flops_share = limits.max_oracle_flops * std::clamp(size, 1, 100) / 100.0 / requests;
+      // Drawn only when asked for, so that limits without sequences draw what they drew before.
+      // The oracle runs every step of a sequence: its steps share the case's budget.
+      const int steps = limits.sequence_percent > 0 && *gen_percent(limits.sequence_percent) ? *inRange(2, 9) : 1;
+      const double flops_share = limits.max_oracle_flops * std::clamp(size, 1, 100) / 100.0 / requests / steps;
       p.q_lens.clear();
       p.kv_lens.clear();
       // Speculative decode verifies num_spec + 1 tokens for every request: one batch in three shares
@@ -115,6 +156,8 @@ rc::Gen<MlaDecodeProblem> gen_mla_decode_problem(MlaGenLimits limits) {
                                              {static_cast<std::size_t>(limits.long_kv_percent), true}})) {
         p.kv_lens[static_cast<std::size_t>(*inRange(0, requests))] = *shrinking_element(16384, 16383, 16385);
       }
+      if (steps > 1) gen_sequence(p, steps);
+      // blocks_needed: a sequence's busiest step (core/mla_sequence.hpp).
       p.num_blocks = blocks_needed(p) + *inRange(0, 3);  // spare blocks hold NaN
 
       if (limits.device_shapes_only) {
@@ -136,6 +179,7 @@ rc::Gen<MlaDecodeProblem> gen_mla_decode_problem(MlaGenLimits limits) {
       p.scale = *rc::gen::oneOf(shrinking_element(0.0, 0.135234, 0.114721),
                                 rc::gen::map(inRange(1, 1000000), [](int k) { return static_cast<double>(k) * 1e-6; }));
       p.path = *shrinking_element(DecodePath::automatic, DecodePath::persistent, DecodePath::split_kv);
+      if (limits.path) p.path = *limits.path;
       // Explicit counts reach past short requests' tokens (UPSTREAM R2): their last splits are empty.
       p.num_splits = *rc::gen::oneOf(rc::gen::just(0), inRange(1, 33), shrinking_element(64, 128));
       p.fill = *shrinking_element(FillMode::random, FillMode::exact);

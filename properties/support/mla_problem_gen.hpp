@@ -1,5 +1,6 @@
 #pragma once
 // rapidcheck generation of valid mla_decode problems, sized so that small cases come first.
+#include <optional>
 #include <ostream>
 
 #include <rapidcheck.h>
@@ -35,6 +36,14 @@ struct MlaGenLimits {
   // 2^32 bytes or more past the pool's base. The host holds only the blocks read, but the device
   // allocates (and poisons) the whole pool, over 4 GiB: keep it rare in sweeps.
   int past_4gib_percent = 0;
+  // Percent of cases that are decode sequences (core/mla_sequence.hpp, issue 13 item 3): 2..8
+  // steps over one cache, requests joining into slots that were padding and leaving before the
+  // end. The oracle runs every step, so the steps share max_oracle_flops. Only for callers that
+  // run a case through run_mla_case, which runs a sequence step by step; 0 (the default) for those
+  // that hand the problem to make_inputs, an oracle or Backend::run as one step.
+  int sequence_percent = 0;
+  // Draw only this path (a fault that shows on one path: `mlacheck mutate`); empty: any path.
+  std::optional<DecodePath> path = std::nullopt;
 };
 
 // Whether `p` lies in the shape domain MLA decode kernels take (MlaGenLimits::device_shapes_only).
@@ -50,7 +59,9 @@ bool device_shape(const MlaDecodeProblem& p);
 // accepts, or with device_shapes_only the 16-bit and fp8 ones kernels take; random fills take the
 // uniform profile in half the cases and the shaped ones (sink, extreme: core/fill_profile.hpp) in a
 // quarter each, a shaped fp8 cache with a kv_scale of 2^-8..2^8; with past_4gib_percent,
-// blocks placed past 4 GiB of pool. Batch and cache lengths grow with
+// blocks placed past 4 GiB of pool; with sequence_percent, decode sequences (gen_sequence in the
+// .cpp: 2..8 steps, a quarter of the requests joining late and a quarter leaving early, shrinking
+// toward one step). Batch and cache lengths grow with
 // rapidcheck's size (its inRange draws from a range that grows with it too) and shrink toward one
 // request of a few tokens. The result has with_defaults() applied and passes validate().
 rc::Gen<MlaDecodeProblem> gen_mla_decode_problem(MlaGenLimits limits = {});
