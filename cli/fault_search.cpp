@@ -4,7 +4,6 @@
 
 #include <algorithm>
 
-
 namespace mlacheck::cli {
 
 namespace {
@@ -45,6 +44,16 @@ void fault_goes_unnoticed(const SweepCase& c, const CaseRunner& run, Fault fault
 
 }  // namespace
 
+MlaGenLimits fault_mla_limits(Fault fault, MlaGenLimits base) {
+  if (fault == Fault::plan_stale_at_replay) {
+    // Every draw a sequence: a shrink to one step no longer shows the fault, so counterexamples
+    // keep two steps or more.
+    base.sequence_percent = 100;
+    base.path = DecodePath::persistent;
+  }
+  return base;
+}
+
 FaultSearchResult search_fault(Fault fault, const CaseRunner& run, const FaultSearchOptions& options) {
   FaultSearchResult result;
   result.fault = fault;
@@ -58,11 +67,12 @@ FaultSearchResult search_fault(Fault fault, const CaseRunner& run, const FaultSe
   metadata.id = std::string(to_string(fault));
   metadata.description = metadata.id;
   ShrinkCounter listener;
+  const MlaGenLimits mla_limits = fault_mla_limits(fault, options.mla_limits);
   const auto property = [&] {
     if (is_gather_fault(fault)) {
       fault_goes_unnoticed(SweepCase(*gen_kv_gather_problem(options.gather_limits)), run, fault, result);
     } else {
-      fault_goes_unnoticed(SweepCase(*gen_mla_decode_problem(options.mla_limits)), run, fault, result);
+      fault_goes_unnoticed(SweepCase(*gen_mla_decode_problem(mla_limits)), run, fault, result);
     }
   };
   const rc::detail::TestResult outcome =

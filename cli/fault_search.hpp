@@ -38,6 +38,12 @@ struct FaultSearchResult {
   std::string error;  // rapidcheck gave up (too many unsupported cases) or failed itself
 };
 
+// The mla_decode limits a fault's hunt draws from: `base`, narrowed where the fault can show only
+// on some problems. plan-stale-at-replay (UPSTREAM R5) replays the persistent plan of a decode
+// sequence's first step at the later ones, so its hunt draws only sequences (whose lengths change
+// from step to step: every request grows, and requests join and leave) on the persistent path.
+MlaGenLimits fault_mla_limits(Fault fault, MlaGenLimits base);
+
 FaultSearchResult search_fault(Fault fault, const CaseRunner& run, const FaultSearchOptions& options);
 
 }  // namespace mlacheck::cli

@@ -102,6 +102,57 @@ std::vector<MlaDecodeProblem> default_mla_sweep(std::uint64_t seed) {
   return out;
 }
 
+std::vector<MlaDecodeProblem> default_sequence_sweep(std::uint64_t seed) {
+  struct Sequence {
+    const char* what;
+    const ModelRank& model;
+    Batch batch;
+    int steps;
+    std::vector<int> joins, leaves;
+    DType q_and_o, kv;
+  };
+  // Small, since the oracle runs every step. DeepSeek-V3 at TP8: the 1100-token request leaves at
+  // step 3 and the slot that was padding takes a 777-token request at step 4, on the blocks just
+  // freed; the last slot is padding throughout. Kimi-K2.5 at TP8 (8 heads padded to 16), MTP1
+  // verify (q_len 2) over an fp8 cache: a 2-token request joins at step 2, a request leaves at 3.
+  const Sequence sequences[] = {
+      {"sequence",
+       kModels[1],
+       {"", {300, 1100, 45, 777, 0}, {1, 1, 1, 1, 1}, 16},
+       7,
+       {0, 0, 0, 4, 0},
+       {7, 3, 7, 7, 0},
+       DType::bf16,
+       DType::bf16},
+      {"mtp-sequence",
+       kModels[2],
+       {"", {64, 513, 2, 0}, {2, 2, 2, 2}, 64},
+       5,
+       {0, 0, 2, 0},
+       {5, 3, 5, 0},
+       DType::f16,
+       DType::fp8_e4m3fn},
+  };
+  std::vector<MlaDecodeProblem> out;
+  int i = 0;
+  for (const Sequence& s : sequences) {
+    for (DecodePath path : {DecodePath::split_kv, DecodePath::persistent}) {
+      MlaDecodeProblem p = shaped(s.model, s.model.tp - 1, s.batch, path);
+      p.steps = s.steps;
+      p.joins = s.joins;
+      p.leaves = s.leaves;
+      p.q_dtype = p.o_dtype = s.q_and_o;
+      p.kv_dtype = s.kv;
+      if (is_fp8(p.kv_dtype)) p.kv_scale = 0.03125f;
+      p.seed = seed + 1000 + static_cast<std::uint64_t>(i);
+      p.name = id(s.model.name, s.what, i) + "." + std::string(to_string(path));
+      out.push_back(with_defaults(p));
+      ++i;
+    }
+  }
+  return out;
+}
+
 std::vector<KvGatherProblem> default_gather_sweep(std::uint64_t seed) {
   std::vector<KvGatherProblem> out;
   int i = 0;

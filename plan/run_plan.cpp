@@ -7,6 +7,7 @@
 
 #include "core/gather_problem.hpp"
 #include "core/mla_problem.hpp"
+#include "core/mla_sequence.hpp"
 #include "harness/default_sweep.hpp"
 #include "harness/oracle_self_check.hpp"
 #include "properties/support/gather_problem_gen.hpp"
@@ -65,7 +66,8 @@ MlaGenLimits property_sweep_limits() {
           .max_oracle_flops = 1.6e10,  // about 1 s of the Eigen oracle on one core (~17 GFLOP/s)
           .device_shapes_only = true,
           .heads128_percent = 12,
-          .past_4gib_percent = 1};  // a 4 GiB device pool each: rare
+          .past_4gib_percent = 1,  // a 4 GiB device pool each: rare
+          .sequence_percent = 12};
 }
 
 GatherGenLimits property_sweep_gather_limits() { return {.max_batch = 16, .max_kv_len = 4096}; }
@@ -74,7 +76,10 @@ double case_timeout_s(const std::string& repro, double base_s) {
   if (is_gather(repro)) return base_s;
   const MlaDecodeProblem p = parse_mla_decode(repro);
   double work = 0.0;
-  for (int r = 0; r < batch(p); ++r) work += static_cast<double>(p.kv_lens[r]) * p.q_lens[r];
+  // A decode sequence runs (and its oracle checks) every step.
+  for (int s = 0; s < p.steps; ++s) {
+    for (int r = 0; r < batch(p); ++r) work += static_cast<double>(kv_len_at(p, r, s)) * p.q_lens[r];
+  }
   return base_s + 4e-9 * work * padded_heads(p) * lk(p);
 }
 
@@ -97,6 +102,9 @@ std::vector<RunCase> build_run_plan(const RunPlanOptions& options) {
     }
     if (options.default_sweeps) {
       for (const MlaDecodeProblem& p : default_mla_sweep(options.seed)) {
+        plan.push_back({p.name, RunCase::Kind::device, to_repro(p), 0.0});
+      }
+      for (const MlaDecodeProblem& p : default_sequence_sweep(options.seed)) {
         plan.push_back({p.name, RunCase::Kind::device, to_repro(p), 0.0});
       }
       for (const KvGatherProblem& p : default_gather_sweep(options.seed)) {

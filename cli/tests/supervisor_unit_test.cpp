@@ -10,6 +10,7 @@
 #include "cli/supervisor.hpp"
 #include "core/gather_problem.hpp"
 #include "core/mla_problem.hpp"
+#include "core/mla_sequence.hpp"
 #include "device/kernels/split_kv_plan.hpp"
 #include "plan/run_plan.hpp"
 
@@ -37,6 +38,28 @@ TEST(RunPlan, WatchdogLimitGrowsWithTheWork) {
   EXPECT_GE(small, 60.0);
   EXPECT_GT(large, small + 10.0);
   EXPECT_EQ(case_timeout_s("kv_gather:kv=5", 60.0), 60.0);
+  // A decode sequence runs every step.
+  const double one = case_timeout_s("mla_decode:heads=128;kv=16384*2", 0.0);
+  EXPECT_GT(case_timeout_s("mla_decode:heads=128;kv=16384*2;steps=8", 0.0), 7.0 * one);
+}
+
+// Issue 13 item 3: the main job checks a backend's state across decode steps on both paths, with
+// a request joining into a slot that was padding and one leaving.
+TEST(RunPlan, TheDefaultJobRunsDecodeSequencesOnBothPaths) {
+  std::set<std::string> paths;
+  for (const RunCase& c : build_run_plan(RunPlanOptions{})) {
+    if (c.origin != CaseOrigin::curated || c.repro.rfind("mla_decode:", 0) != 0) continue;
+    const MlaDecodeProblem p = parse_mla_decode(c.repro);
+    if (!is_sequence(p)) continue;
+    bool joins = false, leaves = false;
+    for (int r = 0; r < batch(p); ++r) {
+      joins |= join_step(p, r) > 0 && join_step(p, r) < leave_step(p, r);
+      leaves |= leave_step(p, r) < p.steps && join_step(p, r) < leave_step(p, r);
+    }
+    EXPECT_TRUE(joins && leaves) << c.id;
+    paths.insert(std::string(to_string(p.path)));
+  }
+  EXPECT_TRUE(paths.count("split_kv") && paths.count("persistent"));
 }
 
 TEST(RunPlan, DefaultPlanHasUniqueIdsAndEveryKind) {
@@ -121,7 +144,7 @@ TEST(RunPlan, TheDefaultJobStressesPrecisionOnEveryPathAndCache) {
 TEST(RunPlan, ThePropertySweepDrawsRealisticShapesTheKernelsTake) {
   RunPlanOptions o;
   o.property_cases = 200;
-  int mla = 0, heads128 = 0, max_kv = 0, max_batch = 0, refused = 0;
+  int mla = 0, heads128 = 0, max_kv = 0, max_batch = 0, refused = 0, sequences = 0;
   for (const RunCase& c : build_run_plan(o)) {
     if (c.origin != CaseOrigin::generated || c.repro.rfind("mla_decode:", 0) != 0) continue;
     const MlaDecodeProblem p = parse_mla_decode(c.repro);
@@ -130,7 +153,11 @@ TEST(RunPlan, ThePropertySweepDrawsRealisticShapesTheKernelsTake) {
     max_kv = std::max(max_kv, max_kv_len(p));
     max_batch = std::max(max_batch, batch(p));
     refused += kernels::split_kv_unsupported(kernels::split_kv_shape(p, 1)) ? 1 : 0;
+    sequences += is_sequence(p) ? 1 : 0;
   }
+  // One case in eight a decode sequence (property_sweep_limits).
+  EXPECT_GE(sequences * 20, mla) << sequences << " of " << mla << " cases are sequences";
+  EXPECT_LE(sequences * 5, mla) << sequences << " of " << mla << " cases are sequences";
   EXPECT_GE(heads128 * 10, mla) << heads128 << " of " << mla << " cases hold 128 heads per rank";
   EXPECT_GE(max_kv, 16383);
   EXPECT_GE(max_batch, 48);
