@@ -36,9 +36,11 @@ std::string name_in(const std::string& repro) {
 
 // Draws `count` problems from the property generators, sizes growing as rapidcheck's do, one
 // gather case in eight; deterministic from the seed.
-std::vector<RunCase> property_sweep(std::uint64_t seed, int count) {
+std::vector<RunCase> property_sweep(std::uint64_t seed, int count, bool decode_sequences) {
   std::vector<RunCase> out;
   rc::Random random(seed);
+  MlaGenLimits limits = property_sweep_limits();
+  if (!decode_sequences) limits.sequence_percent = 0;
   for (int i = 0; i < count; ++i) {
     const int size = count > 1 ? i * 100 / (count - 1) : 50;
     const rc::Random draw = random.split();
@@ -48,7 +50,7 @@ std::vector<RunCase> property_sweep(std::uint64_t seed, int count) {
       p.name = "sweep-" + std::to_string(i);
       repro = to_repro(p);
     } else {
-      MlaDecodeProblem p = gen_mla_decode_problem(property_sweep_limits())(draw, size).value();
+      MlaDecodeProblem p = gen_mla_decode_problem(limits)(draw, size).value();
       p.name = "sweep-" + std::to_string(i);
       repro = to_repro(p);
     }
@@ -104,14 +106,18 @@ std::vector<RunCase> build_run_plan(const RunPlanOptions& options) {
       for (const MlaDecodeProblem& p : default_mla_sweep(options.seed)) {
         plan.push_back({p.name, RunCase::Kind::device, to_repro(p), 0.0});
       }
-      for (const MlaDecodeProblem& p : default_sequence_sweep(options.seed)) {
-        plan.push_back({p.name, RunCase::Kind::device, to_repro(p), 0.0});
+      if (options.decode_sequences) {
+        for (const MlaDecodeProblem& p : default_sequence_sweep(options.seed)) {
+          plan.push_back({p.name, RunCase::Kind::device, to_repro(p), 0.0});
+        }
       }
       for (const KvGatherProblem& p : default_gather_sweep(options.seed)) {
         plan.push_back({p.name, RunCase::Kind::device, to_repro(p), 0.0});
       }
     }
-    for (RunCase& c : property_sweep(options.seed, options.property_cases)) plan.push_back(std::move(c));
+    for (RunCase& c : property_sweep(options.seed, options.property_cases, options.decode_sequences)) {
+      plan.push_back(std::move(c));
+    }
   }
   std::set<std::string> ids;
   for (RunCase& c : plan) {

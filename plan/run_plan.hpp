@@ -35,13 +35,18 @@ struct RunPlanOptions {
   // Parts of the full plan; the harness C API opens the scenarios or a property sweep alone.
   bool oracle_self_checks = true;
   bool default_sweeps = true;
+  // Decode sequences (core/mla_sequence.hpp): default_sequence_sweep and the property sweep's
+  // share (property_sweep_limits). The harness C API leaves them out: its case is one call of the
+  // caller's kernel, which a sequence is not (its scenario rows stay, SKIPPED there with the reason).
+  bool decode_sequences = true;
   double timeout_base_s = 120.0;
 };
 
 // The property sweep's generator bounds, reached by its last cases (sizes grow over the sweep):
 // realistic serving shapes (up to 64 requests, caches to 16k tokens, one rank of 128 heads in 12%
-// of cases, 3% with a request at the 16k boundary), only shapes the kernels take, and the oracle's
-// work per case bounded to about a second of one core (docs/properties.md has the cost).
+// of cases, 3% with a request at the 16k boundary, 12% decode sequences), only shapes the kernels
+// take, and the oracle's work per case bounded to about a second of one core (docs/properties.md has
+// the cost).
 MlaGenLimits property_sweep_limits();
 GatherGenLimits property_sweep_gather_limits();
 

@@ -60,6 +60,15 @@ TEST(RunPlan, TheDefaultJobRunsDecodeSequencesOnBothPaths) {
     paths.insert(std::string(to_string(p.path)));
   }
   EXPECT_TRUE(paths.count("split_kv") && paths.count("persistent"));
+  // The harness C API's plans (one call of the caller's kernel per case) hold none.
+  RunPlanOptions api;
+  api.decode_sequences = false;
+  api.property_cases = 200;
+  for (const RunCase& c : build_run_plan(api)) {
+    if (c.repro.rfind("mla_decode:", 0) == 0) {
+      EXPECT_FALSE(is_sequence(parse_mla_decode(c.repro))) << c.id;
+    }
+  }
 }
 
 TEST(RunPlan, DefaultPlanHasUniqueIdsAndEveryKind) {
