@@ -74,6 +74,9 @@ std::string case_name(const std::string& id) {
 
 INSTANTIATE_TEST_SUITE_P(Default, MlaSweep, ::testing::ValuesIn(default_mla_sweep(1)),
                          [](const auto& param_info) { return case_name(param_info.param.name); });
+// Decode sequences: every step of each in one session of the hip backend (buffers and plan kept).
+INSTANTIATE_TEST_SUITE_P(Sequences, MlaSweep, ::testing::ValuesIn(default_sequence_sweep(1)),
+                         [](const auto& param_info) { return case_name(param_info.param.name); });
 INSTANTIATE_TEST_SUITE_P(Default, GatherSweep, ::testing::ValuesIn(default_gather_sweep(1)),
                          [](const auto& param_info) { return case_name(param_info.param.name); });
 
