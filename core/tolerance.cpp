@@ -151,7 +151,9 @@ MlaTolerances mla_decode_tolerance(const MlaDecodeProblem& problem, const MlaErr
   // P rounding, worst case (elementwise): relative u above P's smallest normal, absolute below.
   double k_sub = 0.0, e_p = 0.0;
   if (pr.rounded) {
-    if (!pr.split) k_sub = n * pr.u * smallest_normal(pr.dtype);
+    // Half of the dtype's subnormal spacing (u * nmin) per weight; for a split P the lo part's
+    // (pr.u is u^2 there): weights below 1/8 in f16 have a subnormal lo part.
+    k_sub = n * (pr.split ? std::sqrt(pr.u) : pr.u) * smallest_normal(pr.dtype);
     e_p = (pr.u + k_sub) / (1.0 + k_sub);
   }
   const double ds = gamma32(width + 8.0) * sc.max_score_magnitude + 16.0 * kU32;
@@ -185,6 +187,9 @@ MlaTolerances mla_decode_tolerance(const MlaDecodeProblem& problem, const MlaErr
     const double pw2 = pr.declared ? weights.below_max_sq : weights.all_sq;
     const double w = std::min(pw, pw / 3.0 + kHoeffding * std::sqrt(pw2));
     t_p = pr.u * (1.0 + (pr.split ? 0.0 : n * smallest_normal(pr.dtype))) * std::sqrt(w) * inv;
+    // A split P's lo part rounds to the subnormal spacing below weights of 1/8 (f16): an absolute
+    // error of up to half of it on each weight, sum_j e_j v_j / l.
+    if (pr.split) t_p = std::hypot(t_p, std::sqrt(pr.u) * smallest_normal(pr.dtype) * std::sqrt(sc.p_floor_weight) * inv);
   }
   // Scores: sum_j p_j delta_j (v_j - O) with independent delta_j (a common part cancels in the
   // softmax), delta_j of standard deviation c_sd B_j, truncation c_trunc B_j, exp2 error e_exp.
@@ -232,9 +237,16 @@ MlaTolerances mla_decode_tolerance(const MlaDecodeProblem& problem, const MlaErr
   const double crowded_rel = std::sqrt(crowded) * inv;
   const double flips_faithful = std::hypot(flips, crowded_rel);
   const double r_rel = std::sqrt(sc.o_round_sq) * inv;
+  // The output rounding beside the other terms: the statistical size for outputs placed evenly
+  // between o_dtype's values, but never less than the oracle's own rounding r. Where a kernel's
+  // fp32 O rounds to the same value as the exact O its error is exactly that rounding, and
+  // structured inputs (exact fills, a kv_scale of 1 + 2^-11, one weighted token) put O on ties or
+  // away from the even spread: the H100 property sitting found rows whose whole error was r, above
+  // the statistical size.
+  const double t_round = std::max(t_out_generic, r_rel);
   const double rms_generic =
       kRmsMargin *
-      std::min(std::sqrt(t_out_generic * t_out_generic + t_p * t_p + t_s * t_s) + t_acc + t_norm, r_rel + flips);
+      std::min(std::sqrt(t_round * t_round + t_p * t_p + t_s * t_s) + t_acc + t_norm, r_rel + flips);
   const double rms_faithful =
       pr.declared && p.o_dtype != DType::f32 ? kRmsMargin * flips_faithful : std::numeric_limits<double>::infinity();
   const bool faithful_o = rms_faithful < rms_generic;
@@ -262,7 +274,7 @@ MlaTolerances mla_decode_tolerance(const MlaDecodeProblem& problem, const MlaErr
   t.o.rule =
       "O(tight): |a-e|<=2*(maxV*(gamma(Lk+8)*A+16u+e_p+gamma(4n+16))+u_o*nmin_o)+" +
       std::string(faithful_o ? "2.5" : "2") + "*u_o*|e|, rms<=1.25*(" +
-      (faithful_o ? "hypot(flips(u_o,t_rest),crowded)" : "min(hypot(t_out,t_p,t_s)+t_acc+t_norm,r+flips(u_o,t_rest))") +
+      (faithful_o ? "hypot(flips(u_o,t_rest),crowded)" : "min(hypot(max(t_out,r),t_p,t_s)+t_acc+t_norm,r+flips(u_o,t_rest))") +
       "); " + inputs + " -> t_out=" + num(t_out_generic) + " t_p=" + num(t_p) + " t_s=" + num(t_s) +
       " t_acc=" + num(t_acc) + " t_norm=" + num(t_norm) + " r=" + num(r_rel) + " flips=" + num(flips) +
       " crowded=" + num(crowded_rel) + " e_p=" + num(e_p);

@@ -54,6 +54,10 @@ struct MlaErrorScales {
   // kPBucketF16) are one term max(||sum p_j v_j||^2, sum p_j^2 ||v_j||^2), not one per token. Weights
   // within an ulp of each other (near ties: equal scores, a sink row's flat keys) round alike, so
   // their errors add up rather than in quadrature.
+  // sum_rj ||v_j||^2 / l_r^2 (l_r the row's weight sum, its max weight 1): what an absolute error
+  // on every weight costs O -- a P split into hi + lo whose lo part is subnormal (weights below 1/8
+  // in f16) rounds to the dtype's subnormal spacing, not to u^2 of the weight.
+  double p_floor_weight = 0.0;
   struct PWeights {
     double all = 0.0;
     double all_sq = 0.0;

@@ -153,6 +153,7 @@ void add_error_scales(const MlaDecodeProblem& p, const MatrixRM& q, const Matrix
       p2b2 += pj * pj * b * b;
       pb += pj * b;
       p2 += pj * pj;
+      sc.p_floor_weight += v_norm(j) * v_norm(j) / (l * l);
       walk += w;
       ++visible;
       sc.score_weight += pj * pj * b * b * spread * spread;

@@ -308,16 +308,52 @@ TEST(KernelArithmeticModel, TiedScoresRoundTheirPAlikeAndStayWithinTheBound) {
     p.seed = seed;
     const MlaDecodeInputs in = make_inputs(p);
     const Oracle o = oracle(p, in);
-    for (PRoundingPoint declared : {PRoundingPoint::to_q_dtype, PRoundingPoint::to_bf16, PRoundingPoint::to_mma_input}) {
+    for (PRoundingPoint declared :
+         {PRoundingPoint::to_q_dtype, PRoundingPoint::to_bf16, PRoundingPoint::to_mma_input}) {
       KernelModelConfig config;
       config.p_rounding = declared;
       const Used u = judge(p, o, kernel_arithmetic_model(p, in, config), declared);
-      EXPECT_TRUE(u.within()) << "seed " << seed << " declared " << to_string(declared) << ": O " << u.o_elem
-                              << " rms " << u.o_rms << " LSE " << u.lse;
+      EXPECT_TRUE(u.within()) << "seed " << seed << " declared " << to_string(declared) << ": O " << u.o_elem << " rms "
+                              << u.o_rms << " LSE " << u.lse;
       worst = std::max(worst, u.o_rms);
     }
   }
   std::printf("tied scores: worst rms bound used %.3f\n", worst);
+}
+
+// The four false alarms of the H100 property sitting (2026-11-25), each a clean run of the hip
+// backend the tight rule failed by 2-19% of its rms bound; the model reproduces all four. Three are
+// outputs on rounding ties (exact fills, kv_scale 1 + 2^-11, single-token rows) whose whole error
+// is the oracle's own rounding r, above the statistical output-rounding size; the fourth a P split
+// into f16 hi + lo whose lo part is subnormal (weights below 1/8 of huge extreme-profile values).
+TEST(KernelArithmeticModel, ThePropertySittingsFalseAlarmsStayWithinTheBound) {
+  const char* repros[] = {
+      "mla_decode:heads=16;lv=128;rope=64;scale=2.1e-05;kv=7,1,0;q=1*3;bs=16;q_dtype=f16;kv_dtype=fp8_e4m3fn;"
+      "o_dtype=f16;kv_scale=1.0004883;splits=1;fill=exact;seed=0",
+      "mla_decode:heads=16;lv=128;rope=64;kv=1;q=1;bs=2;q_dtype=bf16;kv_dtype=fp8_e4m3fn;o_dtype=f16;"
+      "kv_scale=1.0004883;fill=exact;seed=0",
+      "mla_decode:heads=32;lv=16;rope=0;scale=1e-06;kv=2;q=2;bs=1;q_dtype=f16;kv_dtype=fp8_e4m3fn;o_dtype=bf16;"
+      "kv_scale=0.06274414;fill=exact;seed=0",
+      "mla_decode:heads=3;tp=3;lv=256;rope=32;scale=1e-06;kv=3;q=3;bs=1;q_dtype=bf16;kv_dtype=f16;o_dtype=f16;"
+      "seed=0;profile=extreme"};
+  double worst = 0.0;
+  for (const char* repro : repros) {
+    const MlaDecodeProblem p = parse_mla_decode(repro);
+    const MlaDecodeInputs in = make_inputs(p);
+    const Oracle o = oracle(p, in);
+    for (int tile : {16, 32}) {
+      KernelModelConfig config;
+      config.variation.tile_tokens = tile;
+      const MlaDecodeOutputs<float> out = kernel_arithmetic_model(p, in, config);
+      for (PRoundingPoint declared : {PRoundingPoint::to_mma_input, PRoundingPoint::undeclared}) {
+        const Used u = judge(p, o, out, declared);
+        EXPECT_TRUE(u.within()) << repro << " tile " << tile << " " << to_string(declared) << ": O " << u.o_elem
+                                << " rms " << u.o_rms << " LSE " << u.lse;
+        worst = std::max(worst, u.o_rms);
+      }
+    }
+  }
+  std::printf("sitting's false alarms: worst rms bound used %.3f\n", worst);
 }
 
 TEST(KernelArithmeticModel, PaddedRequestsAndPoolsFromFirstBlock) {
