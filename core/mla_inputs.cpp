@@ -16,22 +16,9 @@ MlaDecodeInputs make_inputs(const MlaDecodeProblem& problem) {
   const MlaDecodeProblem p = with_defaults(problem);
   validate(p);
   const std::size_t width = static_cast<std::size_t>(lk(p));
-  const std::size_t rank_heads = static_cast<std::size_t>(heads(p));
   MlaDecodeInputs in;
-
-  // Shaped profiles start from the same noise, unrounded (f32 holds the fill's 24-bit uniforms).
-  const bool shaped = p.profile != FillProfile::uniform;
-  const std::size_t q_row = rank_heads * width;
-  in.q.resize(static_cast<std::size_t>(total_q_tokens(p)) * q_row);
-  for (std::size_t t = 0; t < static_cast<std::size_t>(total_q_tokens(p)); ++t) {
-    const std::size_t model_head =
-        t * static_cast<std::size_t>(p.total_heads) + static_cast<std::size_t>(p.tp_rank) * rank_heads;
-    const std::span<float> token_q = std::span(in.q).subspan(t * q_row, q_row);
-    fill_tensor(token_q, shaped ? DType::f32 : p.q_dtype, p.fill, p.seed, "q", 1.0f, model_head * width);
-    for (std::size_t h = 0; shaped && h < rank_heads; ++h) {
-      shape_q_row(p, model_head + h, token_q.subspan(h * width, width));
-    }
-  }
+  in.q.resize(static_cast<std::size_t>(total_q_tokens(p)) * static_cast<std::size_t>(heads(p)) * width);
+  fill_q_tokens(p, 0, in.q);
 
   std::vector<int> blocks(static_cast<std::size_t>(batch(p)));
   for (int r = 0; r < batch(p); ++r) blocks[static_cast<std::size_t>(r)] = blocks_for(p, r);
@@ -47,16 +34,7 @@ MlaDecodeInputs make_inputs(const MlaDecodeProblem& problem) {
   for (int r = 0; r < batch(p); ++r) {
     const std::size_t len = static_cast<std::size_t>(p.kv_lens[r]);
     request_kv.resize(len * width);
-    if (shaped) {
-      fill_tensor(request_kv, DType::f32, p.fill, p.seed, "kv", 1.0f, static_cast<std::size_t>(indptr[r]) * width);
-    } else {
-      fill_tensor(request_kv, p.kv_dtype, p.fill, p.seed, "kv", 1.0f / p.kv_scale,
-                  static_cast<std::size_t>(indptr[r]) * width);
-    }
-    for (std::size_t pos = 0; shaped && pos < len; ++pos) {
-      shape_latent(p, static_cast<std::size_t>(indptr[r]) + pos, static_cast<int>(pos),
-                   std::span(request_kv).subspan(pos * width, width));
-    }
+    fill_latents(p, static_cast<std::size_t>(indptr[r]), 0, request_kv);
     for (std::size_t pos = 0; pos < len; ++pos) {
       const auto block = static_cast<std::size_t>(
           in.block_table[static_cast<std::size_t>(r * in.block_table_stride) + pos / block_size]);
@@ -67,6 +45,37 @@ MlaDecodeInputs make_inputs(const MlaDecodeProblem& problem) {
     }
   }
   return in;
+}
+
+void fill_q_tokens(const MlaDecodeProblem& p, std::size_t first_token, std::span<float> q) {
+  const std::size_t width = static_cast<std::size_t>(lk(p));
+  const std::size_t rank_heads = static_cast<std::size_t>(heads(p));
+  const std::size_t q_row = rank_heads * width;
+  // Shaped profiles start from the same noise, unrounded (f32 holds the fill's 24-bit uniforms).
+  const bool shaped = p.profile != FillProfile::uniform;
+  for (std::size_t t = 0; t < q.size() / q_row; ++t) {
+    const std::size_t model_head =
+        (first_token + t) * static_cast<std::size_t>(p.total_heads) + static_cast<std::size_t>(p.tp_rank) * rank_heads;
+    const std::span<float> token_q = q.subspan(t * q_row, q_row);
+    fill_tensor(token_q, shaped ? DType::f32 : p.q_dtype, p.fill, p.seed, "q", 1.0f, model_head * width);
+    for (std::size_t h = 0; shaped && h < rank_heads; ++h) {
+      shape_q_row(p, model_head + h, token_q.subspan(h * width, width));
+    }
+  }
+}
+
+void fill_latents(const MlaDecodeProblem& p, std::size_t request_token, int first_pos, std::span<float> latents) {
+  const std::size_t width = static_cast<std::size_t>(lk(p));
+  const std::size_t first = (request_token + static_cast<std::size_t>(first_pos)) * width;
+  if (p.profile == FillProfile::uniform) {
+    fill_tensor(latents, p.kv_dtype, p.fill, p.seed, "kv", 1.0f / p.kv_scale, first);
+    return;
+  }
+  fill_tensor(latents, DType::f32, p.fill, p.seed, "kv", 1.0f, first);
+  for (std::size_t i = 0; i < latents.size() / width; ++i) {
+    const int pos = first_pos + static_cast<int>(i);
+    shape_latent(p, request_token + static_cast<std::size_t>(pos), pos, latents.subspan(i * width, width));
+  }
 }
 
 std::size_t host_cache_index(const MlaDecodeProblem& p, std::int64_t slot) {

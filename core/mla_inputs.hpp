@@ -4,6 +4,7 @@
 // dtypes; the device layer encodes them bit-exactly with dtype_convert.hpp.
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "core/mla_problem.hpp"
@@ -42,6 +43,15 @@ struct MlaDecodeInputs {
 // Profiles sink and extreme (random mode) shape the same noise per q row and per cached token
 // (core/fill_profile.hpp): large logits with an attention sink, or latents at their dtype's extremes.
 MlaDecodeInputs make_inputs(const MlaDecodeProblem& p);
+
+// The two fills make_inputs is made of, for writers of other layouts (MlaSequenceInputs).
+// fill_q_tokens: the q rows of consecutive query tokens [first_token, ...) of the seeded "q"
+// tensor, as many as `q` holds ([tokens, heads, Lk], this rank's heads), in the problem's profile.
+void fill_q_tokens(const MlaDecodeProblem& p, std::size_t first_token, std::span<float> q);
+// fill_latents: the cache codes of consecutive positions [first_pos, ...) of one request whose
+// position 0 is element `request_token` of the seeded "kv" tensor, as many as `latents` holds
+// ([positions, Lk]), in the problem's profile.
+void fill_latents(const MlaDecodeProblem& p, std::size_t request_token, int first_pos, std::span<float> latents);
 
 // The index in MlaDecodeInputs::kv_cache of the first element of pool slot `slot` (block *
 // block_size + offset in block). std::out_of_range naming the slot when its block is not one the

@@ -8,7 +8,6 @@
 #include <string>
 
 #include "core/fill.hpp"
-#include "core/fill_profile.hpp"
 #include "core/mla_sequence.hpp"
 
 namespace mlacheck {
@@ -74,16 +73,10 @@ void MlaSequenceInputs::advance() {
 void MlaSequenceInputs::write_token(int request, int pos) {
   const auto r = static_cast<std::size_t>(request);
   const std::size_t width = static_cast<std::size_t>(lk(seq_));
-  const auto token = static_cast<std::size_t>(seq_offset_[r] + pos);
   const std::int64_t block = held_[r][static_cast<std::size_t>(pos / seq_.block_size)];
   const std::int64_t slot = block * seq_.block_size + pos % seq_.block_size;
   const std::span<float> row = std::span(inputs_.kv_cache).subspan(host_cache_index(seq_, slot), width);
-  if (seq_.profile == FillProfile::uniform) {
-    fill_tensor(row, seq_.kv_dtype, seq_.fill, seq_.seed, "kv", 1.0f / seq_.kv_scale, token * width);
-  } else {
-    fill_tensor(row, DType::f32, seq_.fill, seq_.seed, "kv", 1.0f, token * width);
-    shape_latent(seq_, token, pos, row);
-  }
+  fill_latents(seq_, static_cast<std::size_t>(seq_offset_[r]), pos, row);
   written_.push_back(slot);
 }
 
@@ -99,22 +92,9 @@ void MlaSequenceInputs::build_table() {
 }
 
 void MlaSequenceInputs::draw_q() {
-  const std::size_t width = static_cast<std::size_t>(lk(seq_));
-  const std::size_t rank_heads = static_cast<std::size_t>(heads(seq_));
   const std::size_t tokens = static_cast<std::size_t>(total_q_tokens(seq_));
-  const std::size_t q_row = rank_heads * width;
-  const bool shaped = seq_.profile != FillProfile::uniform;
-  inputs_.q.resize(tokens * q_row);
-  for (std::size_t t = 0; t < tokens; ++t) {
-    const std::size_t model_head =
-        (static_cast<std::size_t>(step_) * tokens + t) * static_cast<std::size_t>(seq_.total_heads) +
-        static_cast<std::size_t>(seq_.tp_rank) * rank_heads;
-    const std::span<float> token_q = std::span(inputs_.q).subspan(t * q_row, q_row);
-    fill_tensor(token_q, shaped ? DType::f32 : seq_.q_dtype, seq_.fill, seq_.seed, "q", 1.0f, model_head * width);
-    for (std::size_t h = 0; shaped && h < rank_heads; ++h) {
-      shape_q_row(seq_, model_head + h, token_q.subspan(h * width, width));
-    }
-  }
+  inputs_.q.resize(tokens * static_cast<std::size_t>(heads(seq_) * lk(seq_)));
+  fill_q_tokens(seq_, static_cast<std::size_t>(step_) * tokens, inputs_.q);
 }
 
 }  // namespace mlacheck
