@@ -82,6 +82,11 @@ class Backend {
 // is_sequence(p); returns otherwise. Every Backend::run for mla_decode calls it after validate().
 void refuse_sequence_run(const MlaDecodeProblem& p, std::string_view backend);
 
+// A session's check of the step it is given: std::invalid_argument naming `backend` unless `step`
+// is sequence_step(seq, next) -- past the last step, or a step skipped or repeated. Every
+// MlaSequenceSession calls it before running a step.
+void expect_next_step(const MlaDecodeProblem& seq, int next, const MlaDecodeProblem& step, std::string_view backend);
+
 struct BackendOrReason {
   std::unique_ptr<Backend> backend;  // null when no device can run it
   std::string reason;                // why not, for SKIPPED rows

@@ -19,14 +19,7 @@ class StatelessSequenceSession final : public MlaSequenceSession {
 
   MlaDecodeRun run_step(const MlaDecodeProblem& step, const MlaDecodeInputs& in,
                         std::span<const std::int64_t>) override {
-    if (next_ >= seq_.steps) {
-      throw std::invalid_argument(backend_.name() + " backend: " + seq_.name + " has no step after step " +
-                                  std::to_string(next_ - 1) + " of " + std::to_string(seq_.steps));
-    }
-    if (with_defaults(step) != with_defaults(sequence_step(seq_, next_))) {
-      throw std::invalid_argument(backend_.name() + " backend: the problem given as step " + std::to_string(next_) +
-                                  " of " + seq_.name + " is not that step (sequence_step)");
-    }
+    expect_next_step(seq_, next_, step, backend_.name());
     ++next_;
     // The written slots are of no use here: run() uploads the whole host pool.
     return backend_.run(step, in, faults_);
@@ -40,6 +33,18 @@ class StatelessSequenceSession final : public MlaSequenceSession {
 };
 
 }  // namespace
+
+void expect_next_step(const MlaDecodeProblem& seq, int next, const MlaDecodeProblem& step, std::string_view backend) {
+  const std::string who = std::string(backend) + " backend: ";
+  if (next >= seq.steps) {
+    throw std::invalid_argument(who + seq.name + " has no step after step " + std::to_string(next - 1) + " of " +
+                                std::to_string(seq.steps));
+  }
+  if (with_defaults(step) != with_defaults(sequence_step(seq, next))) {
+    throw std::invalid_argument(who + "the problem given as step " + std::to_string(next) + " of " + seq.name +
+                                " is not that step (sequence_step)");
+  }
+}
 
 std::unique_ptr<MlaSequenceSession> Backend::begin_sequence(const MlaDecodeProblem& seq, const FaultSet& faults) {
   return std::make_unique<StatelessSequenceSession>(*this, seq, faults);

@@ -34,14 +34,7 @@ class HipSequenceSession final : public MlaSequenceSession {
 
   MlaDecodeRun run_step(const MlaDecodeProblem& step, const MlaDecodeInputs& in,
                         std::span<const std::int64_t> written_slots) override {
-    if (next_ >= seq_.steps) {
-      throw std::invalid_argument("hip backend: " + seq_.name + " has no step after step " + std::to_string(next_ - 1) +
-                                  " of " + std::to_string(seq_.steps));
-    }
-    if (with_defaults(step) != with_defaults(sequence_step(seq_, next_))) {
-      throw std::invalid_argument("hip backend: the problem given as step " + std::to_string(next_) + " of " +
-                                  seq_.name + " is not that step (sequence_step)");
-    }
+    expect_next_step(seq_, next_, step, "hip");
     const int k = next_++;  // a step that throws still counts: the buffers are no longer step k-1's
     select_device(info_.index);
     staging_->restage(step, in, written_slots);
