@@ -17,15 +17,6 @@ namespace {
 
 std::string step_label(int step, int steps) { return "step " + std::to_string(step) + " of " + std::to_string(steps); }
 
-// How much of its rms bound the step's worst tensor used: which passing step speaks for the row.
-double rms_bound_used(const CaseResult& row) {
-  double used = 0.0;
-  for (const ComparedTensor& t : row.tensors) {
-    if (t.tol.rms > 0.0) used = std::max(used, t.stats.rms_rel_err / t.tol.rms);
-  }
-  return used;
-}
-
 }  // namespace
 
 std::vector<PreparedSequenceStep> prepare_sequence_steps(const MlaDecodeProblem& seq) {
@@ -94,7 +85,7 @@ void run_sequence_steps(CaseResult& row, const MlaDecodeProblem& seq, const std:
     device_ms += step_row.device_ms;
     if (!step_row.path.empty()) paths.insert(step_row.path);
     if (step_row.state == ResultState::passed) {
-      if (const double used = rms_bound_used(step_row); used > worst_used) {
+      if (const double used = bound_used(step_row); used > worst_used) {
         worst_used = used;
         worst_passed = step_row;
       }

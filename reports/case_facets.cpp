@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <limits>
 #include <stdexcept>
 
 #include "core/gather_problem.hpp"
@@ -107,16 +106,6 @@ const std::vector<std::string>& coverage_buckets() {
 const ComparedTensor* primary_tensor(const CaseResult& row) {
   const auto groups = tensors_by_group(row);
   return groups[0] != nullptr ? groups[0] : groups[2];  // O, else K
-}
-
-double bound_used(const CaseResult& row) {
-  double worst = 0.0;
-  for (const ComparedTensor& t : row.tensors) {
-    const double err = t.stats.rms_rel_err;
-    const double used = err == 0.0 ? 0.0 : t.tol.rms > 0.0 ? err / t.tol.rms : std::numeric_limits<double>::infinity();
-    worst = std::max(worst, used);
-  }
-  return worst;
 }
 
 BoundUsedHistogram bound_used_histogram(std::span<const CaseResult> rows) {

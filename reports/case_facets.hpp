@@ -38,10 +38,6 @@ const std::vector<std::string>& coverage_buckets();
 // shown in report.csv); nullptr when nothing was compared.
 const ComparedTensor* primary_tensor(const CaseResult& row);
 
-// How much of its rms bound the row's worst tensor used: rms_rel_err / tol_rms (0 when nothing
-// was compared, +inf for any error under a zero bound).
-double bound_used(const CaseResult& row);
-
 // The distribution of bound used over correct (PASSED) rows, per compared tensor with a finite,
 // non-zero rms bound (O; K and V of dequantising gathers; LSE has none): rms_rel_err / tol_rms in
 // half-decade bins from 1e-4 to 1, plus "0" (exact) and "<1e-4". A row that passed used at most
