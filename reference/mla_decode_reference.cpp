@@ -67,11 +67,18 @@ void add_boundary_distance(DType t, double x, MlaErrorScales& sc) {
 template <class EMat, class VMat>
 void add_p_rounding_weights(const EMat& e, Eigen::Index r, double l, const VMat& v, const Eigen::VectorXd& v_norm,
                             Eigen::Index top, MlaErrorScales& sc) {
-  std::vector<Eigen::Index> tokens;
+  struct Token {
+    float bucket;    // the weight rounded to the bucket's dtype
+    Eigen::Index j;  // the token
+    double p;        // its weight p_j
+    double w;        // p_j^2 ||v_j||^2
+  };
+  std::vector<Token> tokens;
   for (Eigen::Index j = 0; j < e.cols(); ++j) {
-    if (e(r, j) / l == 0.0) continue;
-    tokens.push_back(j);
-    const double w = (e(r, j) / l) * (e(r, j) / l) * v_norm(j) * v_norm(j);
+    const double pj = e(r, j) / l;
+    if (pj == 0.0) continue;
+    const double w = pj * pj * v_norm(j) * v_norm(j);
+    tokens.push_back({0.0f, j, pj, w});
     sc.p_weight += w;
     sc.p_weight_sq += w * w;
     if (j != top) {
@@ -79,31 +86,42 @@ void add_p_rounding_weights(const EMat& e, Eigen::Index r, double l, const VMat&
       sc.p_weight_sq_below_max += w * w;
     }
   }
-  Eigen::RowVectorXd sum(v.cols()), sum_below(v.cols());
+  Eigen::RowVectorXd sum(v.cols());
   const std::pair<int, DType> kinds[] = {{MlaErrorScales::kPBucketBf16, DType::bf16},
                                          {MlaErrorScales::kPBucketF16, DType::f16}};
   for (auto [index, dtype] : kinds) {
-    const auto bucket = [&, dtype = dtype](Eigen::Index j) { return round_to(dtype, static_cast<float>(e(r, j))); };
-    std::sort(tokens.begin(), tokens.end(), [&](Eigen::Index a, Eigen::Index b) { return bucket(a) < bucket(b); });
+    // Each weight rounded once, then sorted by (bucket, token): the sums run in token order.
+    for (Token& t : tokens) t.bucket = round_to(dtype, static_cast<float>(e(r, t.j)));
+    std::sort(tokens.begin(), tokens.end(),
+              [](const Token& a, const Token& b) { return a.bucket != b.bucket ? a.bucket < b.bucket : a.j < b.j; });
     MlaErrorScales::PWeights& out = sc.p_bucketed[index];
     for (std::size_t a = 0; a < tokens.size();) {
       std::size_t b = a + 1;
-      while (b < tokens.size() && bucket(tokens[b]) == bucket(tokens[a])) ++b;
+      while (b < tokens.size() && tokens[b].bucket == tokens[a].bucket) ++b;
       double independent = 0.0, independent_below = 0.0;
-      sum.setZero();
-      sum_below.setZero();
+      bool holds_top = false;
       for (std::size_t i = a; i < b; ++i) {
-        const Eigen::Index j = tokens[i];
-        const double pj = e(r, j) / l;
-        sum += pj * v.row(j);
-        independent += pj * pj * v_norm(j) * v_norm(j);
-        if (j != top) {
-          sum_below += pj * v.row(j);
-          independent_below += pj * pj * v_norm(j) * v_norm(j);
+        independent += tokens[i].w;
+        if (tokens[i].j != top) independent_below += tokens[i].w;
+        holds_top = holds_top || tokens[i].j == top;
+      }
+      // A bucket of one token is its own independent term; only larger ones need the vector sum.
+      double coherent = 0.0, coherent_below = 0.0;
+      if (b - a > 1) {
+        sum.setZero();
+        for (std::size_t i = a; i < b; ++i) {
+          if (tokens[i].j != top) sum += tokens[i].p * v.row(tokens[i].j);
+        }
+        coherent_below = sum.squaredNorm();
+        if (holds_top) {
+          sum += static_cast<double>(e(r, top) / l) * v.row(top);
+          coherent = sum.squaredNorm();
+        } else {
+          coherent = coherent_below;
         }
       }
-      const double w = std::max(sum.squaredNorm(), independent);
-      const double w_below = std::max(sum_below.squaredNorm(), independent_below);
+      const double w = std::max(coherent, independent);
+      const double w_below = std::max(coherent_below, independent_below);
       out.all += w;
       out.all_sq += w * w;
       out.below_max += w_below;
