@@ -106,6 +106,17 @@ CompareStats compare(std::span<const double> expected, std::span<const double> a
   return compare_impl(expected, actual, tol, unwritten);
 }
 
+double root_mean_square(std::span<const double> v) {
+  double sum = 0.0;
+  std::size_t n = 0;
+  for (double x : v) {
+    if (!std::isfinite(x)) continue;
+    sum += x * x;
+    ++n;
+  }
+  return n == 0 ? 0.0 : std::sqrt(sum / static_cast<double>(n));
+}
+
 bool within(const CompareStats& s, const Tolerance& tol) {
   return s.mismatches == 0 && s.nonfinite == 0 && s.unwritten == 0 && s.rms_rel_err <= tol.rms;
 }

@@ -43,6 +43,9 @@ CompareStats compare(std::span<const double> expected, std::span<const double> a
                      std::span<const std::uint8_t> unwritten = {});
 
 bool within(const CompareStats& s, const Tolerance& tol);
+// ||v|| / sqrt(elements) over the finite elements (0 for none): the size an absolute floor of a
+// normwise bound is set against (with_subnormal_rms_floor).
+double root_mean_square(std::span<const double> v);
 
 // One compared tensor of a case.
 struct ComparedTensor {

@@ -106,6 +106,15 @@ MlaTolerances mla_decode_tolerance(const MlaDecodeProblem& problem, double max_a
   return t;
 }
 
+Tolerance with_subnormal_rms_floor(const Tolerance& o, DType o_dtype, double o_rms) {
+  Tolerance t = o;
+  if (o_dtype == DType::f32) return t;
+  const double floor = unit_roundoff(o_dtype) * smallest_normal(o_dtype);
+  t.rms += o_rms > 0.0 ? floor / o_rms : 0.0;
+  t.rule += " + subnormal floor u_o*nmin_o/rms(O)=" + num(o_rms > 0.0 ? floor / o_rms : 0.0);
+  return t;
+}
+
 namespace {
 
 // Tail constant of the statistical terms: a sum of independent, mean-zero rounding errors exceeds
@@ -187,9 +196,12 @@ MlaTolerances mla_decode_tolerance(const MlaDecodeProblem& problem, const MlaErr
     const double pw2 = pr.declared ? weights.below_max_sq : weights.all_sq;
     const double w = std::min(pw, pw / 3.0 + kHoeffding * std::sqrt(pw2));
     t_p = pr.u * (1.0 + (pr.split ? 0.0 : n * smallest_normal(pr.dtype))) * std::sqrt(w) * inv;
-    // A split P's lo part rounds to the subnormal spacing below weights of 1/8 (f16): an absolute
-    // error of up to half of it on each weight, sum_j e_j v_j / l.
-    if (pr.split) t_p = std::hypot(t_p, std::sqrt(pr.u) * smallest_normal(pr.dtype) * std::sqrt(sc.p_floor_weight) * inv);
+    // Weights below the dtype's smallest normal round to its subnormal spacing: an absolute error of
+    // up to half of it on each, sum_j e_j v_j / l, whatever the weight's size (tiny weights on huge
+    // values: the H200 sitting's extreme-profile f16 row, 4.4 times its relative P term). A split
+    // P's lo part does so below weights of 1/8 (f16).
+    const double u_elem = pr.split ? std::sqrt(pr.u) : pr.u;
+    t_p = std::hypot(t_p, u_elem * smallest_normal(pr.dtype) * std::sqrt(sc.p_floor_weight) * inv);
   }
   // Scores: sum_j p_j delta_j (v_j - O) with independent delta_j (a common part cancels in the
   // softmax), delta_j of standard deviation c_sd B_j, truncation c_trunc B_j, exp2 error e_exp.

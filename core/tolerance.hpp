@@ -24,6 +24,11 @@ struct MlaTolerances {
 // the reference did not).
 MlaTolerances mla_decode_tolerance(const MlaDecodeProblem& p, double max_abs_q, double max_abs_kv,
                                    bool p_rounded = true);
+// That rule's rms bound is relative to ||O||, but an output in o_dtype's subnormal range rounds
+// with an absolute error of up to u_o * nmin_o, without bound relative to a tiny O (an f16 O of
+// about 1e-6 carries a few bits). For a comparison whose exact O has root-mean-square size o_rms
+// (||O|| / sqrt(elements)), the O bound with that floor added to its rms: + u_o * nmin_o / o_rms.
+Tolerance with_subnormal_rms_floor(const Tolerance& o, DType o_dtype, double o_rms);
 
 // What the double-precision oracle measured of the actual numbers, for the tight rule. Row r is a
 // (query token, head) pair, j a token it sees, s_rj its score, p_rj = exp(s_rj - m_r) / l_r its
