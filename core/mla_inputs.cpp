@@ -57,7 +57,8 @@ void fill_q_tokens(const MlaDecodeProblem& p, std::size_t first_token, std::span
     const std::size_t model_head =
         (first_token + t) * static_cast<std::size_t>(p.total_heads) + static_cast<std::size_t>(p.tp_rank) * rank_heads;
     const std::span<float> token_q = q.subspan(t * q_row, q_row);
-    fill_tensor(token_q, shaped ? DType::f32 : p.q_dtype, p.fill, p.seed, "q", 1.0f, model_head * width);
+    // fp8 queries hold codes: q_scale * code is of the size a 16-bit q's value is.
+    fill_tensor(token_q, shaped ? DType::f32 : p.q_dtype, p.fill, p.seed, "q", 1.0f / p.q_scale, model_head * width);
     for (std::size_t h = 0; shaped && h < rank_heads; ++h) {
       shape_q_row(p, model_head + h, token_q.subspan(h * width, width));
     }

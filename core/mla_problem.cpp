@@ -189,8 +189,19 @@ void validate(const MlaDecodeProblem& p) {
   const std::int64_t pool_elements = static_cast<std::int64_t>(p.num_blocks) * p.block_size * lk(p);
   require(pool_elements <= (std::int64_t{1} << 36), "blocks", p.num_blocks, "cache pool larger than 2^36 elements");
 
-  for (auto [field, t] : {std::pair{"q_dtype", p.q_dtype}, std::pair{"o_dtype", p.o_dtype}}) {
-    if (is_fp8(t)) fail(field, std::string(to_string(t)), "must be f32, bf16 or f16");
+  if (is_fp8(p.o_dtype)) fail("o_dtype", std::string(to_string(p.o_dtype)), "must be f32, bf16 or f16");
+  // fp8 queries run against a cache of the same fp8 type (aiter's fp8 decode): no engine pairs
+  // them with a 16-bit cache, and fn with fnuz belong to different GPUs.
+  if (is_fp8(p.q_dtype) && p.kv_dtype != p.q_dtype) {
+    fail("q_dtype", std::string(to_string(p.q_dtype)),
+         "fp8 queries need a cache of the same type, got kv_dtype=" + std::string(to_string(p.kv_dtype)));
+  }
+  if (!(std::isfinite(p.q_scale) && p.q_scale > 0.0f)) {
+    fail("q_scale", repro::format_float(p.q_scale), "must be finite and > 0");
+  }
+  if (!is_fp8(p.q_dtype) && p.q_scale != 1.0f) {
+    fail("q_scale", repro::format_float(p.q_scale),
+         "a query dequantisation scale needs an fp8 q_dtype, got " + std::string(to_string(p.q_dtype)));
   }
   if (!(std::isfinite(p.kv_scale) && p.kv_scale > 0.0f)) {
     fail("kv_scale", repro::format_float(p.kv_scale), "must be finite and > 0");
@@ -221,8 +232,9 @@ std::string to_repro(const MlaDecodeProblem& p) {
       .field("q_dtype", to_string(p.q_dtype))
       .field("kv_dtype", to_string(p.kv_dtype))
       .field("o_dtype", to_string(p.o_dtype))
-      .field("kv_scale", p.kv_scale)
-      .field("path", to_string(p.path))
+      .field("kv_scale", p.kv_scale);
+  if (is_fp8(p.q_dtype)) w.field("q_scale", p.q_scale);  // only for fp8 queries: older strings stay canonical
+  w.field("path", to_string(p.path))
       .field("splits", std::int64_t{p.num_splits})
       .field("fill", to_string(p.fill))
       .field("seed", std::to_string(p.seed))
@@ -259,6 +271,7 @@ MlaDecodeProblem parse_mla_decode(std::string_view text) {
   p.kv_dtype = take_dtype(r, "kv_dtype", p.kv_dtype);
   p.o_dtype = take_dtype(r, "o_dtype", p.o_dtype);
   if (auto v = r.take_float("kv_scale")) p.kv_scale = *v;
+  if (auto v = r.take_float("q_scale")) p.q_scale = *v;
   if (auto v = r.take("path")) {
     if (*v == "auto") p.path = DecodePath::automatic;
     else if (*v == "persistent") p.path = DecodePath::persistent;

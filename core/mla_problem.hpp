@@ -48,6 +48,9 @@ struct MlaDecodeProblem {
   DType kv_dtype = DType::bf16;
   DType o_dtype = DType::bf16;
   float kv_scale = 1.0f;      // per-tensor dequantisation scale of the cache (fp8); 1 otherwise
+  // Issue 16 item 2: fp8 queries (aiter's fp8 decode of DeepSeek-V3 and Kimi-K2) hold codes of
+  // q_dtype, q = q_scale * code, against a cache of the same fp8 type; 1 for 16-bit and f32 queries.
+  float q_scale = 1.0f;
   DecodePath path = DecodePath::automatic;
   int num_splits = 0;         // split-KV splits per request; 0 lets the backend choose
   FillMode fill = FillMode::random;
@@ -110,9 +113,9 @@ MlaDecodeProblem with_defaults(MlaDecodeProblem p);
 void validate(const MlaDecodeProblem& p);
 
 // Canonical one-line form: every field, fixed order, shortest round-trip numbers, runs of equal
-// lengths written v*n; first_block only when it is not 0, and steps, join and leave only for a
-// sequence (join and leave only when not their defaults), so the strings of problems from before
-// those fields stay canonical. parse_mla_decode(to_repro(p)) == p for every valid p.
+// lengths written v*n; q_scale only for fp8 queries, first_block only when it is not 0, and steps,
+// join and leave only for a sequence (join and leave only when not their defaults), so the strings
+// of problems from before those fields stay canonical. parse_mla_decode(to_repro(p)) == p for every valid p.
 //   mla_decode:name=x;heads=128;tp=8;rank=0;lv=512;rope=64;scale=...;kv=4096*8;q=1*8;bs=64;...
 std::string to_repro(const MlaDecodeProblem& p);
 // Accepts the canonical form, keys in any order and omitted keys (defaults, then with_defaults);

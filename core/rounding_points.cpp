@@ -60,6 +60,8 @@ ResolvedPRounding resolve_p_rounding(const MlaDecodeProblem& p, PRoundingPoint p
     case PRoundingPoint::to_q_dtype:
       return rounded_to(p.q_dtype, true);
     case PRoundingPoint::to_mma_input: {
+      // fp8 queries and their fp8 cache widen exactly to bf16 codes, the MMA type P is rounded to.
+      if (is_fp8(p.q_dtype)) return rounded_to(DType::bf16, true);
       const DType s = is_16bit_float(p.kv_dtype) ? p.kv_dtype : p.q_dtype;
       if (s == p.q_dtype) return rounded_to(s, true);
       ResolvedPRounding r = rounded_to(s, true);

@@ -21,8 +21,9 @@ enum class PRoundingPoint : std::int8_t {
   to_bf16,     // P rounded to bf16 for every problem
   to_f16,      // P rounded to f16 for every problem
   to_q_dtype,  // P rounded to the problem's q_dtype
-  // P goes to the MMA input type S: kv_dtype when that is a 16-bit float, else q_dtype. When S is
-  // q_dtype, P is rounded to it; when it is not (bf16 q with f16 kv or the reverse), P is split
+  // P goes to the MMA input type S: kv_dtype when that is a 16-bit float, bf16 for fp8 queries
+  // (their codes and the fp8 cache's widen to bf16 exactly), else q_dtype. When S is q_dtype or q
+  // is fp8, P is rounded to it; when it is not (bf16 q with f16 kv or the reverse), P is split
   // into hi = round_S(P) and lo = round_S(P - hi), both multiplied: what is left is round_S's
   // error on P - hi, at most u_S^2 * P. The hip backend's kernels do this.
   to_mma_input,

@@ -54,7 +54,8 @@ MlaDecodeOutputs<double> mla_decode_plain(const MlaDecodeProblem& p, const MlaDe
         for (int pos = 0; pos < visible; ++pos) {
           long double dot = 0;
           for (int c = 0; c < width; ++c) {
-            dot += static_cast<long double>(q[c]) * (static_cast<long double>(latent[uz(pos)][c]) * p.kv_scale);
+            dot += static_cast<long double>(q[c]) * p.q_scale *
+                   (static_cast<long double>(latent[uz(pos)][c]) * p.kv_scale);
           }
           score[uz(pos)] = dot * p.scale;
           max_score = std::max(max_score, score[uz(pos)]);

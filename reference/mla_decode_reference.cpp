@@ -268,8 +268,10 @@ MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const M
     gather_latents(p, in, std::span(pages.kv_indices).subspan(static_cast<std::size_t>(pages.kv_indptr[b]),
                                                               static_cast<std::size_t>(kv)),
                    k);
+    // Exact in double, as the latents: an fp8 query's code times its float scale.
     const MatrixRM q = FloatRowsMap(in.q.data() + first_row * static_cast<std::size_t>(width), rows, width)
-                           .cast<double>();
+                           .cast<double>() *
+                       static_cast<double>(p.q_scale);
     s.resize(rows, kv);
     s.noalias() = p.scale * q * k.transpose();  // S, overwritten in place by E below
 

@@ -134,6 +134,31 @@ TEST(MlaInputs, ValuesAreOfTheirDtypes) {
   EXPECT_LE(top * p.kv_scale, 1.0f);
 }
 
+// fp8 queries hold codes of their dtype whose dequantised values (q_scale * code) span about
+// [-1, 1], for every profile.
+TEST(MlaInputs, Fp8QueriesAreCodesScaledToUnitSize) {
+  for (FillProfile profile : {FillProfile::uniform, FillProfile::sink, FillProfile::extreme}) {
+    for (float q_scale : {1.0f / 256, 0.3f, 16.0f}) {
+      MlaDecodeProblem p = mla(16);
+      p.q_dtype = DType::fp8_e4m3fnuz;
+      p.kv_dtype = DType::fp8_e4m3fnuz;
+      p.q_scale = q_scale;
+      p.profile = profile;
+      const MlaDecodeInputs in = make_inputs(p);
+      float top = 0.0f;
+      for (float code : in.q) {
+        ASSERT_EQ(round_to(DType::fp8_e4m3fnuz, code), code) << to_repro(p);
+        top = std::max(top, std::abs(code));
+      }
+      EXPECT_LE(top, max_finite(DType::fp8_e4m3fnuz)) << to_repro(p);
+      if (profile == FillProfile::uniform) {
+        EXPECT_GT(top * q_scale, 0.85f) << to_repro(p);
+        EXPECT_LE(top * q_scale, 1.0625f) << to_repro(p);  // within an fp8 ulp of the range
+      }
+    }
+  }
+}
+
 TEST(MlaInputs, ExactModeUsesSmallIntegers) {
   MlaDecodeProblem p = mla(16);
   p.fill = FillMode::exact;

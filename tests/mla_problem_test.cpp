@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "core/error.hpp"
 #include "tests/rejected_field.hpp"
@@ -97,6 +98,20 @@ TEST(MlaProblem, ValidationNamesTheField) {
   p = base;
   p.o_dtype = DType::fp8_e4m3fn;
   EXPECT_EQ(rejected_field(p), "o_dtype");
+  // fp8 queries (issue 16): against a cache of the same fp8 type, with a scale of their own.
+  p = base;
+  p.q_dtype = DType::fp8_e4m3fn;
+  EXPECT_EQ(rejected_field(p), "q_dtype");  // a bf16 cache
+  p.kv_dtype = DType::fp8_e4m3fnuz;
+  EXPECT_EQ(rejected_field(p), "q_dtype");  // fn queries, fnuz cache
+  p.kv_dtype = DType::fp8_e4m3fn;
+  p.q_scale = 0.0625f;
+  EXPECT_EQ(rejected_field(p), "");
+  p.q_scale = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(rejected_field(p), "q_scale");
+  p = base;
+  p.q_scale = 2.0f;  // a scale on bf16 queries
+  EXPECT_EQ(rejected_field(p), "q_scale");
   p = base;
   p.scale = std::nan("");
   EXPECT_EQ(rejected_field(p), "scale");
@@ -167,6 +182,28 @@ TEST(MlaProblem, ReproRoundTrips) {
   EXPECT_EQ(parse_mla_decode(line), p) << line;
   EXPECT_EQ(to_repro(parse_mla_decode(line)), line);
   EXPECT_NE(line.find("kv=4096*2,17,1"), std::string::npos) << line;
+}
+
+// q_scale is written for fp8 queries only, so every repro string of a 16-bit query stays as it was.
+TEST(MlaProblem, Fp8QueriesRoundTripWithTheirScale) {
+  auto p = deepseek_v3_tp8();
+  EXPECT_EQ(to_repro(p).find("q_scale"), std::string::npos);
+  for (DType t : {DType::fp8_e4m3fn, DType::fp8_e4m3fnuz}) {
+    p.q_dtype = t;
+    p.kv_dtype = t;
+    p.q_scale = 0.013671875f;
+    p.kv_scale = 3.5f;
+    const std::string line = to_repro(p);
+    EXPECT_NE(line.find(";kv_scale=3.5;q_scale=0.013671875;"), std::string::npos) << line;
+    EXPECT_EQ(parse_mla_decode(line), p) << line;
+    EXPECT_EQ(to_repro(parse_mla_decode(line)), line);
+  }
+  try {
+    parse_mla_decode("mla_decode:kv=4;q_dtype=bf16;q_scale=2");
+    FAIL() << "a q_scale on bf16 queries was accepted";
+  } catch (const InvalidProblem& e) {
+    EXPECT_NE(std::string(e.what()).find("q_scale=2"), std::string::npos) << e.what();
+  }
 }
 
 TEST(MlaProblem, FillProfileRoundTripsAndOldReprosReadAsUniform) {

@@ -142,6 +142,18 @@ TEST(MlaDecodeOracles, RoundPToTheQueryDtypeBeforePV) {
   expect_two_token_answer(mla_decode_plain(c.p, c.in, PRounding::to_q_dtype), rounded);
 }
 
+// fp8 queries (issue 16): q = q_scale * code, so codes 4 with q_scale 1/4 are the case's q of 1.
+TEST(MlaDecodeOracles, DequantiseFp8QueriesByTheirScale) {
+  TwoTokenCase c = two_token_case();
+  c.p.q_dtype = DType::fp8_e4m3fn;
+  c.p.kv_dtype = DType::fp8_e4m3fn;  // the values 0, 1 and 3 are fp8 codes
+  c.p.q_scale = 0.25f;
+  c.in.q[0] = c.in.q[16] = 4.0f;
+  validate(c.p);
+  expect_two_token_answer(mla_decode_reference(c.p, c.in), std::exp(-1.0));
+  expect_two_token_answer(mla_decode_plain(c.p, c.in), std::exp(-1.0));
+}
+
 // A padded request (kv_len 0, its table row all -1) appended to a batch: the other requests read
 // the same q, cache and table, so their outputs must not change by a bit, and every row of the
 // padded request is the identity of the LSE merge (O 0, LSE -inf) in both oracles.

@@ -148,6 +148,36 @@ TEST(KernelArithmeticModel, ACorrectKernelStaysWithinTheTightBounds) {
       worst_generic.lse);
 }
 
+// fp8 queries (issue 16) against their fp8 cache: codes widened to bf16 (exact), P rounded to
+// bf16 where declared, scores scaled by scale * kv_scale * q_scale. Query scales across 2^-8..2^8,
+// powers of two and not.
+TEST(KernelArithmeticModel, Fp8QueriesStayWithinTheTightBounds) {
+  SplitMix64 g(20261126);
+  const float q_scales[] = {0.00390625f, 0.3f, 1.0f, 5.5f, 256.0f};
+  double worst = 0.0;
+  for (int i = 0; i < 16; ++i) {
+    MlaDecodeProblem p = random_problem(g, i);
+    p.q_dtype = i % 2 == 0 ? DType::fp8_e4m3fn : DType::fp8_e4m3fnuz;
+    p.kv_dtype = p.q_dtype;
+    p.kv_scale = g.below(2) == 0 ? 0.03125f : 1.0f;
+    p.q_scale = q_scales[g.below(std::size(q_scales))];
+    validate(p);
+    const MlaDecodeInputs in = make_inputs(p);
+    const Oracle o = oracle(p, in);
+    KernelModelConfig config;
+    config.variation = random_variation(g);
+    const MlaDecodeOutputs<float> out = kernel_arithmetic_model(p, in, config);
+    for (PRoundingPoint declared : {PRoundingPoint::to_mma_input, PRoundingPoint::undeclared}) {
+      const Used u = judge(p, o, out, declared);
+      worst = std::max({worst, u.o_elem, u.o_rms, u.lse});
+      EXPECT_TRUE(u.within()) << to_repro(p) << " tile " << config.variation.tile_tokens << " splits "
+                              << config.variation.splits << " declared " << to_string(declared) << ": used O "
+                              << u.o_elem << " rms " << u.o_rms << " LSE " << u.lse;
+    }
+  }
+  std::printf("fp8 queries: 16 model runs, worst bound used %.3f\n", worst);
+}
+
 // --- tightness -----------------------------------------------------------------------------------
 
 struct Mistake {
