@@ -5,6 +5,7 @@
 // test prints that share for comparison.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 
 #include "core/cache_offsets.hpp"
@@ -151,6 +152,24 @@ TEST(GeneratorDomain, Past4GiBDrawsPutEveryRowReadPastTheWrap) {
   EXPECT_GT(past, kDraws * 2 / 100);
   EXPECT_LT(past, kDraws * 9 / 100);
   for (const MlaDecodeProblem& p : draw(kOracleCaseLimits, 23)) ASSERT_EQ(p.first_block, 0);
+}
+
+// Issue 16 item 2: the host generator draws fp8 queries (against their own fp8 cache type, with
+// scales that are not powers of two too), and the device shapes none while the kernels refuse them.
+TEST(GeneratorDomain, Fp8QueriesAreDrawnForTheHostAndNotForTheDevice) {
+  MlaGenLimits host;
+  host.max_batch = 4;
+  host.max_kv_len = 256;
+  int fp8 = 0, odd_scale = 0;
+  for (const MlaDecodeProblem& p : draw(host, 29)) {
+    if (!is_fp8(p.q_dtype)) continue;
+    ++fp8;
+    ASSERT_EQ(p.kv_dtype, p.q_dtype) << to_repro(p);
+    odd_scale += std::ldexp(1.0f, std::ilogb(p.q_scale)) != p.q_scale ? 1 : 0;
+  }
+  EXPECT_GT(fp8, kDraws / 20);
+  EXPECT_GT(odd_scale, fp8 / 4);
+  for (const MlaDecodeProblem& p : draw(kOracleCaseLimits, 31)) ASSERT_FALSE(is_fp8(p.q_dtype)) << to_repro(p);
 }
 
 // The oracle's work over every step of a case (2 * q_len * heads * kv_len * (Lk + Lv) per request

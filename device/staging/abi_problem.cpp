@@ -30,6 +30,7 @@ std::string first_difference(const mlacheck_mla_problem& a, const mlacheck_mla_p
   MLACHECK_SAME(kv_dtype);
   MLACHECK_SAME(o_dtype);
   MLACHECK_SAME(kv_scale);
+  MLACHECK_SAME(q_scale);
   MLACHECK_SAME(path);
   MLACHECK_SAME(num_splits);
   MLACHECK_SAME(seed);
@@ -86,6 +87,7 @@ AbiMlaProblem::AbiMlaProblem(const MlaDecodeProblem& p) : problem_(with_defaults
   abi_.max_blocks_per_request = max_blocks_per_request(q);
   abi_.kv_lens = kv_lens_.data();
   abi_.q_lens = q_lens_.data();
+  abi_.q_scale = q.q_scale;
 }
 
 mlacheck_dtype abi_dtype(DType t) {

@@ -80,7 +80,8 @@ void attend_row(const mlacheck_mla_problem& p, const mlacheck_mla_tensors& t, co
   }
   const mlacheck_tensor& q = t.q;
   for (int c = 0; c < p.lk; ++c) {
-    s.query[c] = load_element(q.data, q.dtype, row * q.strides[0] + head * q.strides[1] + c * q.strides[2]);
+    // fp8 queries are codes: q = q_scale * code (1 for other dtypes).
+    s.query[c] = p.q_scale * load_element(q.data, q.dtype, row * q.strides[0] + head * q.strides[1] + c * q.strides[2]);
   }
   const auto scale = static_cast<float>(p.scale);
   float max_score = -INFINITY;
@@ -138,7 +139,7 @@ int check_tensors(const mlacheck_mla_problem& p, const mlacheck_mla_tensors& t, 
 
 const char* unsupported(const mlacheck_mla_problem& p) {
   if (p.struct_size < sizeof(mlacheck_mla_problem)) return "the problem struct is older than this plugin's ABI header";
-  if (!is_output_dtype(p.q_dtype)) return "q_dtype must be f32, bf16 or f16";
+  if (!is_cache_dtype(p.q_dtype)) return "q_dtype must be f32, bf16, f16 or fp8 e4m3 (fn or fnuz)";
   if (!is_output_dtype(p.o_dtype)) return "o_dtype must be f32, bf16 or f16";
   if (!is_cache_dtype(p.kv_dtype)) return "kv_dtype must be f32, bf16, f16 or fp8 e4m3 (fn or fnuz)";
   if (p.kv_lora_rank < 1 || p.lk < p.kv_lora_rank) return "kv_lora_rank must be in [1, lk]";

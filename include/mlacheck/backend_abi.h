@@ -100,8 +100,9 @@ typedef enum mlacheck_lse_base {
 typedef enum mlacheck_p_rounding {
   MLACHECK_P_UNDECLARED = -1, /* nothing declared: the generic rule */
   MLACHECK_P_Q_DTYPE = -2,    /* P rounded to the problem's q_dtype */
-  /* P goes to the MMA input type S: kv_dtype when it is bf16 or f16, else q_dtype. When S is
-   * q_dtype P is rounded to it; otherwise (bf16 q with f16 kv or the reverse) it is split into
+  /* P goes to the MMA input type S: kv_dtype when it is bf16 or f16, bf16 for fp8 queries (their
+   * codes and the fp8 cache's widen to bf16 exactly), else q_dtype. When S is q_dtype or q is
+   * fp8 P is rounded to it; otherwise (bf16 q with f16 kv or the reverse) it is split into
    * hi = round_S(P) and lo = round_S(P - hi), both multiplied. mlacheck's own kernels do this. */
   MLACHECK_P_MMA_INPUT = -3
 } mlacheck_p_rounding;
@@ -143,6 +144,9 @@ typedef struct mlacheck_mla_problem {
   int32_t max_blocks_per_request; /* block_table's second dimension */
   const int32_t* kv_lens;         /* [batch] host copy */
   const int32_t* q_lens;          /* [batch] host copy */
+  /* fp8 queries (q_dtype an fp8 type, against a cache of the same type): q = q_scale * code; 1
+   * otherwise. Added after the fields above: read it only when struct_size reaches past it. */
+  float q_scale;
 } mlacheck_mla_problem;
 
 /* A strided view. shape[i] and strides[i] (elements, not bytes) for i < ndim; the rest 0. */

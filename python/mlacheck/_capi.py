@@ -70,6 +70,7 @@ class MlaProblemRecord(ctypes.Structure):
         ("max_blocks_per_request", ctypes.c_int32),
         ("kv_lens", ctypes.POINTER(ctypes.c_int32)),
         ("q_lens", ctypes.POINTER(ctypes.c_int32)),
+        ("q_scale", ctypes.c_float),
     ]
 
 

@@ -21,10 +21,11 @@ class Problem:
     scale: float  # softmax scale
     block_size: int
     num_blocks: int
-    q_dtype: str  # "bf16", "f16", "f32"
+    q_dtype: str  # "bf16", "f16", "f32"; also fp8 against a cache of the same fp8 type
     kv_dtype: str  # also "fp8_e4m3fn", "fp8_e4m3fnuz"
     o_dtype: str
     kv_scale: float  # cache value = kv_scale * code for fp8 caches; 1 otherwise
+    q_scale: float  # query value = q_scale * code for fp8 queries; 1 otherwise
     path: str  # the decode path asked for: "auto", "persistent", "split_kv"
     num_splits: int  # 0: the backend chooses
     fill: str  # "random" or "exact" (small integers)
@@ -67,6 +68,7 @@ class Problem:
             kv_dtype=_capi.DTYPE_NAMES[r.kv_dtype],
             o_dtype=_capi.DTYPE_NAMES[r.o_dtype],
             kv_scale=r.kv_scale,
+            q_scale=r.q_scale,
             path=_capi.PATH_HINTS[r.path],
             num_splits=r.num_splits,
             fill=fill,

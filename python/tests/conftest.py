@@ -24,6 +24,10 @@ FP8_CACHE = (
     "mla_decode:name=fp8-cache;heads=8;tp=1;rank=0;lv=32;rope=16;kv=20,9,3;q=1,1,2;bs=8;"
     "q_dtype=bf16;kv_dtype=fp8_e4m3fn;o_dtype=f16;kv_scale=0.125;seed=3"
 )
+FP8_QUERIES = (
+    "mla_decode:name=fp8-queries;heads=16;tp=1;rank=0;lv=64;rope=16;kv=33,6;q=2,1;bs=16;"
+    "q_dtype=fp8_e4m3fnuz;kv_dtype=fp8_e4m3fnuz;o_dtype=bf16;kv_scale=0.25;q_scale=0.0234375;seed=11"
+)
 F32_OUT = (
     "mla_decode:name=f32-out;heads=4;tp=2;rank=1;lv=32;rope=0;kv=11;q=4;bs=1;"
     "q_dtype=f32;kv_dtype=f16;o_dtype=f32;seed=5"
@@ -44,6 +48,11 @@ def bf16_case():
 @pytest.fixture
 def fp8_case():
     return one_case(FP8_CACHE)
+
+
+@pytest.fixture
+def fp8_queries_case():
+    return one_case(FP8_QUERIES)
 
 
 @pytest.fixture

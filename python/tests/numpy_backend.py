@@ -9,10 +9,11 @@ import numpy as np
 import mlacheck
 
 
-def attend(inputs):
-    """(O float64 [total_q_tokens, heads, Lv], LSE float64 [total_q_tokens, heads])."""
+def attend(inputs, q_scale=None):
+    """(O float64 [total_q_tokens, heads, Lv], LSE float64 [total_q_tokens, heads]). `q_scale`
+    replaces the problem's (a backend that forgets it passes 1)."""
     p = inputs.problem
-    q = inputs.q.values().astype(np.float64)
+    q = inputs.q.values().astype(np.float64) * (p.q_scale if q_scale is None else q_scale)
     cache = inputs.kv_cache.values().astype(np.float64) * p.kv_scale
     table = inputs.block_table.codes
     qo = inputs.qo_indptr.codes

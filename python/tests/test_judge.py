@@ -142,6 +142,18 @@ def test_numpy_backend_reference_agrees_on_an_fp8_cache(fp8_case):
     assert v.state == "PASSED", v.describe()
 
 
+def test_fp8_queries_are_codes_scaled_by_q_scale(fp8_queries_case):
+    p = fp8_queries_case.problem
+    assert (p.q_dtype, p.kv_dtype, p.q_scale) == ("fp8_e4m3fnuz", "fp8_e4m3fnuz", 0.0234375)
+    inputs = fp8_queries_case.inputs()
+    assert inputs.q.codes.dtype == np.uint8  # one byte per query element
+    o, lse = attend(inputs)
+    assert fp8_queries_case.judge(as_output(o, "bf16"), lse.astype(np.float32)).state == "PASSED"
+    # A backend that reads the codes as values (forgets q_scale) is caught.
+    o, lse = attend(inputs, q_scale=1.0)
+    assert fp8_queries_case.judge(as_output(o, "bf16"), lse.astype(np.float32)).state == "FAILED"
+
+
 def test_torch_outputs_on_any_device_are_judged(bf16_case, torch):
     o, lse = exact_outputs(bf16_case)
     o_torch = torch.from_numpy(o.values()).to(torch.bfloat16)

@@ -33,8 +33,8 @@ MlaDecodeProblem decode_problem() {
 }
 
 // Shapes that exercise every part of the ABI the example reads: multi-token causal rows, block
-// sizes 1 and 7, every cache dtype (fp8 with a scale), f16 and f32 outputs, a TP rank's heads,
-// heads below 16, no rope channels.
+// sizes 1 and 7, every cache dtype (fp8 with a scale), fp8 queries with a scale of their own (the
+// ABI's q_scale), f16 and f32 outputs, a TP rank's heads, heads below 16, no rope channels.
 std::vector<MlaDecodeProblem> example_problems() {
   std::vector<MlaDecodeProblem> out{decode_problem()};
   MlaDecodeProblem mtp;
@@ -67,6 +67,14 @@ std::vector<MlaDecodeProblem> example_problems() {
   narrow.q_lens = {5};
   narrow.q_dtype = narrow.kv_dtype = narrow.o_dtype = DType::f32;
   out.push_back(with_defaults(narrow));
+  MlaDecodeProblem a8w8;  // aiter's fp8 decode: fp8 q and cache, each with its per-tensor scale
+  a8w8.name = "plugin-fp8-queries";
+  a8w8.kv_lens = {70, 9};
+  a8w8.q_lens = {2, 1};
+  a8w8.q_dtype = a8w8.kv_dtype = DType::fp8_e4m3fn;
+  a8w8.q_scale = 0.0234375f;
+  a8w8.kv_scale = 0.25f;
+  out.push_back(with_defaults(a8w8));
   return out;
 }
 
