@@ -166,16 +166,22 @@ TEST(KernelArithmeticModel, Fp8QueriesStayWithinTheTightBounds) {
     const Oracle o = oracle(p, in);
     KernelModelConfig config;
     config.variation = random_variation(g);
-    const MlaDecodeOutputs<float> out = kernel_arithmetic_model(p, in, config);
-    for (PRoundingPoint declared : {PRoundingPoint::to_mma_input, PRoundingPoint::undeclared}) {
-      const Used u = judge(p, o, out, declared);
-      worst = std::max({worst, u.o_elem, u.o_rms, u.lse});
-      EXPECT_TRUE(u.within()) << to_repro(p) << " tile " << config.variation.tile_tokens << " splits "
-                              << config.variation.splits << " declared " << to_string(declared) << ": used O "
-                              << u.o_elem << " rms " << u.o_rms << " LSE " << u.lse;
+    // Ours (P in bf16, declared mma_input) and aiter's kind (P in fp8, declared to_q_dtype); each
+    // also judged undeclared.
+    for (PRoundingPoint kernel : {PRoundingPoint::to_mma_input, PRoundingPoint::to_q_dtype}) {
+      config.p_rounding = kernel;
+      const MlaDecodeOutputs<float> out = kernel_arithmetic_model(p, in, config);
+      for (PRoundingPoint declared : {kernel, PRoundingPoint::undeclared}) {
+        const Used u = judge(p, o, out, declared);
+        worst = std::max({worst, u.o_elem, u.o_rms, u.lse});
+        EXPECT_TRUE(u.within()) << to_repro(p) << " tile " << config.variation.tile_tokens << " splits "
+                                << config.variation.splits << " P " << to_string(kernel) << " declared "
+                                << to_string(declared) << ": used O " << u.o_elem << " rms " << u.o_rms << " LSE "
+                                << u.lse;
+      }
     }
   }
-  std::printf("fp8 queries: 16 model runs, worst bound used %.3f\n", worst);
+  std::printf("fp8 queries: 32 model runs, worst bound used %.3f\n", worst);
 }
 
 // --- tightness -----------------------------------------------------------------------------------
@@ -334,18 +340,25 @@ TEST(KernelArithmeticModel, TiedScoresRoundTheirPAlikeAndStayWithinTheBound) {
       "kv_dtype=fp8_e4m3fnuz;o_dtype=f32;kv_scale=0.125;fill=random;seed=1267301686715172397;profile=sink");
   double worst = 0.0;
   for (std::uint64_t seed : {base.seed, std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{3}, std::uint64_t{4}}) {
-    MlaDecodeProblem p = base;
-    p.seed = seed;
-    const MlaDecodeInputs in = make_inputs(p);
-    const Oracle o = oracle(p, in);
-    for (PRoundingPoint declared :
-         {PRoundingPoint::to_q_dtype, PRoundingPoint::to_bf16, PRoundingPoint::to_mma_input}) {
-      KernelModelConfig config;
-      config.p_rounding = declared;
-      const Used u = judge(p, o, kernel_arithmetic_model(p, in, config), declared);
-      EXPECT_TRUE(u.within()) << "seed " << seed << " declared " << to_string(declared) << ": O " << u.o_elem << " rms "
-                              << u.o_rms << " LSE " << u.lse;
-      worst = std::max(worst, u.o_rms);
+    // f16 queries, and fp8 queries of the cache's type (P to fp8 under to_q_dtype).
+    for (float q_scale : {0.0f, 0.375f}) {
+      MlaDecodeProblem p = base;
+      p.seed = seed;
+      if (q_scale > 0.0f) {
+        p.q_dtype = p.kv_dtype;
+        p.q_scale = q_scale;
+      }
+      const MlaDecodeInputs in = make_inputs(p);
+      const Oracle o = oracle(p, in);
+      for (PRoundingPoint declared :
+           {PRoundingPoint::to_q_dtype, PRoundingPoint::to_bf16, PRoundingPoint::to_mma_input}) {
+        KernelModelConfig config;
+        config.p_rounding = declared;
+        const Used u = judge(p, o, kernel_arithmetic_model(p, in, config), declared);
+        EXPECT_TRUE(u.within()) << "seed " << seed << " q " << to_string(p.q_dtype) << " declared "
+                                << to_string(declared) << ": O " << u.o_elem << " rms " << u.o_rms << " LSE " << u.lse;
+        worst = std::max(worst, u.o_rms);
+      }
     }
   }
   std::printf("tied scores: worst rms bound used %.3f\n", worst);
