@@ -115,7 +115,8 @@ void validate(const MlaDecodeProblem& p);
 // Canonical one-line form: every field, fixed order, shortest round-trip numbers, runs of equal
 // lengths written v*n; q_scale only for fp8 queries, first_block only when it is not 0, and steps,
 // join and leave only for a sequence (join and leave only when not their defaults), so the strings
-// of problems from before those fields stay canonical. parse_mla_decode(to_repro(p)) == p for every valid p.
+// of problems from before those fields stay canonical. parse_mla_decode(to_repro(p)) == p for every
+// valid p.
 //   mla_decode:name=x;heads=128;tp=8;rank=0;lv=512;rope=64;scale=...;kv=4096*8;q=1*8;bs=64;...
 std::string to_repro(const MlaDecodeProblem& p);
 // Accepts the canonical form, keys in any order and omitted keys (defaults, then with_defaults);

@@ -199,8 +199,9 @@ rc::Gen<MlaDecodeProblem> gen_mla_decode_problem(MlaGenLimits limits) {
       if (!limits.device_shapes_only && is_fp8(p.kv_dtype) &&
           *weighted_shrinking_element<bool>({{2, false}, {1, true}})) {
         p.q_dtype = p.kv_dtype;
-        p.q_scale = *rc::gen::oneOf(shrinking_element(1.0f, 0.5f, 0.0625f, 2.0f),
-                                    rc::gen::map(inRange(16, 1 << 20), [](int k) { return static_cast<float>(k) / 4096.0f; }));
+        p.q_scale = *rc::gen::oneOf(
+            shrinking_element(1.0f, 0.5f, 0.0625f, 2.0f),
+            rc::gen::map(inRange(16, 1 << 20), [](int k) { return static_cast<float>(k) / 4096.0f; }));
       }
       if (limits.past_4gib_percent > 0 &&
           *weighted_shrinking_element<bool>({{100 - static_cast<std::size_t>(limits.past_4gib_percent), false},

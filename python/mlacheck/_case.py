@@ -22,8 +22,8 @@ INPUT_NAMES = ("q", "kv_cache", "block_table", "kv_lens", "q_lens", "qo_indptr",
 class CaseInputs:
     """The inputs of an mla_decode case (backend_abi.h documents the layouts):
     q [total_q_tokens, heads, lk] of q_dtype (values are q_scale * code for fp8 queries),
-    kv_cache [num_blocks, block_size, lk] of kv_dtype (values are kv_scale * code for fp8), block_table [batch, max_blocks_per_request] int32 with -1
-    past each request's blocks, kv_lens and q_lens [batch], qo_indptr and kv_indptr [batch + 1].
+    kv_cache [num_blocks, block_size, lk] of kv_dtype (values are kv_scale * code for fp8),
+    block_table [batch, max_blocks_per_request] int32 with -1 past each request's blocks, kv_lens and q_lens [batch], qo_indptr and kv_indptr [batch + 1].
     Each is an mlacheck.Tensor; `problem` is the case's Problem."""
 
     def __init__(self, problem: Problem, tensors: dict[str, Tensor]):
