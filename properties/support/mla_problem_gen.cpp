@@ -194,14 +194,17 @@ rc::Gen<MlaDecodeProblem> gen_mla_decode_problem(MlaGenLimits limits) {
         }
       }
       // fp8 queries (issue 16): one in three fp8 caches takes queries of its type, with a scale of
-      // their own from 2^-8 to 2^8, powers of two and not. Not among the device shapes while the
-      // hip kernels refuse them.
+      // their own from 2^-8 to 2^8, powers of two and not. Random codes are sized to the scale;
+      // exact fills keep their small integers, so their scale stays within 2 (q within 4, as the
+      // cache's values within 32): scores of millions are a one-hot softmax, not a test. Not among
+      // the device shapes while the hip kernels refuse them.
       if (!limits.device_shapes_only && is_fp8(p.kv_dtype) &&
           *weighted_shrinking_element<bool>({{2, false}, {1, true}})) {
         p.q_dtype = p.kv_dtype;
+        const int largest = p.fill == FillMode::exact ? 2 * 4096 : 256 * 4096;
         p.q_scale = *rc::gen::oneOf(
             shrinking_element(1.0f, 0.5f, 0.0625f, 2.0f),
-            rc::gen::map(inRange(16, 1 << 20), [](int k) { return static_cast<float>(k) / 4096.0f; }));
+            rc::gen::map(inRange(16, largest + 1), [](int k) { return static_cast<float>(k) / 4096.0f; }));
       }
       if (limits.past_4gib_percent > 0 &&
           *weighted_shrinking_element<bool>({{100 - static_cast<std::size_t>(limits.past_4gib_percent), false},
