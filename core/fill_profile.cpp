@@ -130,10 +130,8 @@ void shape_q_row(const MlaDecodeProblem& p, std::size_t model_row, std::span<flo
       break;
     }
   }
-  // fp8 queries hold codes of q = q_scale * code.
-  if (p.q_scale != 1.0f) {
-    for (float& v : row) v = static_cast<float>(double(v) / p.q_scale);
-  }
+  // fp8 queries hold codes of q = q_scale * code (a q_scale of 1 divides exactly).
+  for (float& v : row) v = static_cast<float>(double(v) / p.q_scale);
   fit_q_dtype(p.q_dtype, row);
   for (float& v : row) v = round_to(p.q_dtype, v);
 }

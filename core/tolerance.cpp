@@ -109,9 +109,9 @@ MlaTolerances mla_decode_tolerance(const MlaDecodeProblem& problem, double max_a
 Tolerance with_subnormal_rms_floor(const Tolerance& o, DType o_dtype, double o_rms) {
   Tolerance t = o;
   if (o_dtype == DType::f32) return t;
-  const double floor = unit_roundoff(o_dtype) * smallest_normal(o_dtype);
-  t.rms += o_rms > 0.0 ? floor / o_rms : 0.0;
-  t.rule += " + subnormal floor u_o*nmin_o/rms(O)=" + num(o_rms > 0.0 ? floor / o_rms : 0.0);
+  const double floor = o_rms > 0.0 ? unit_roundoff(o_dtype) * smallest_normal(o_dtype) / o_rms : 0.0;
+  t.rms += floor;
+  t.rule += " + subnormal floor u_o*nmin_o/rms(O)=" + num(floor);
   return t;
 }
 

@@ -99,11 +99,11 @@ void add_p_rounding_weights(const EMat& e, Eigen::Index r, double l, const VMat&
       std::size_t b = a + 1;
       while (b < tokens.size() && tokens[b].bucket == tokens[a].bucket) ++b;
       double independent = 0.0, independent_below = 0.0;
-      bool holds_top = false;
+      const Token* top_token = nullptr;  // the row's top token, where this bucket holds it
       for (std::size_t i = a; i < b; ++i) {
         independent += tokens[i].w;
         if (tokens[i].j != top) independent_below += tokens[i].w;
-        holds_top = holds_top || tokens[i].j == top;
+        if (tokens[i].j == top) top_token = &tokens[i];
       }
       // A bucket of one token is its own independent term; only larger ones need the vector sum.
       double coherent = 0.0, coherent_below = 0.0;
@@ -113,8 +113,8 @@ void add_p_rounding_weights(const EMat& e, Eigen::Index r, double l, const VMat&
           if (tokens[i].j != top) sum += tokens[i].p * v.row(tokens[i].j);
         }
         coherent_below = sum.squaredNorm();
-        if (holds_top) {
-          sum += static_cast<double>(e(r, top) / l) * v.row(top);
+        if (top_token != nullptr) {
+          sum += top_token->p * v.row(top);
           coherent = sum.squaredNorm();
         } else {
           coherent = coherent_below;
