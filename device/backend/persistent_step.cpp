@@ -17,7 +17,7 @@ namespace mlacheck {
 namespace {
 
 int block_slots(const MlaDecodeProblem& p, const DeviceInfo& info) {
-  return kernels::persistent_block_slots(kernels::persistent_shape(p), info.compute_units);
+  return kernels::persistent_block_slots(kernels::persistent_shape(p), max_q_len(p), info.compute_units);
 }
 
 // The planner takes its inputs as computed here rather than deriving them, so that a historic

@@ -7,7 +7,7 @@ namespace mlacheck {
 namespace {
 
 int split_count(const MlaDecodeProblem& p, const DeviceInfo& info) {
-  return kernels::split_kv_num_splits(p, info.compute_units, kernels::split_kv_max_row_tiles(p.q_dtype, p.kv_dtype));
+  return kernels::split_kv_num_splits(p, info.compute_units, kernels::split_kv_row_tile_policy(p.q_dtype, p.kv_dtype));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 // A block attends a row group: up to kRowTiles row tiles of 16 padded heads of one query token each
 // (all tokens of a request x 16 heads for q_len > 1, or 32 to 64 heads of one token), so each KV
 // tile is staged once for all of them. KV arrives in tiles of kStageTokens tokens, kStages deep.
+#include <cstddef>
 #include <cstdint>
 
 #include "device/kernels/lds_chunk.hpp"
@@ -18,17 +19,26 @@ namespace mlacheck::kernels {
 inline constexpr int kAttentionThreads = 256;
 
 #if defined(MLACHECK_GPU_CUDA)
-// Hopper: up to 227 KB of shared memory per block, one block per SM; 32-token tiles three or four
-// deep keep 75 to 110 KB of KV loads in flight per SM. Four row tiles (64 rows of q, 75 KB) leave
-// room for two stages only.
+// Hopper: 228 KB of shared memory per SM. A block of one row tile takes two 32-token stages and
+// fits twice (113 KB, 128 registers a thread), so one block's barrier chain and softmax hide behind
+// the other's copies and matrix work; split q and P (mixed dtypes) take four stages in one block
+// per SM. Two row tiles (three stages) and four (64 rows of q, 75 KB, two stages) fit once.
 inline constexpr int kStageTokens = 32;
 inline constexpr int kPlatformMaxRowTiles = 4;
-constexpr int stage_count(int row_tiles, bool /*mixed*/) { return row_tiles >= 4 ? 2 : (row_tiles == 2 ? 3 : 4); }
+inline constexpr int kPlatformSharedPerCu = 228 * 1024;
+inline constexpr int kReservedSharedPerBlock = 1024;  // the runtime's own, beside the kernel's
+constexpr int blocks_per_cu(int row_tiles, bool mixed) { return row_tiles == 1 && !mixed ? 2 : 1; }
+constexpr int stage_count(int row_tiles, bool mixed) {
+  return row_tiles >= 4 ? 2 : (row_tiles == 2 ? 3 : (mixed ? 4 : 2));
+}
 #else
 // CDNA: 64 KB of LDS per workgroup holds one row tile and two 16-token stages; the split q and P
 // of mixed dtypes (twice the q tile) leave room for one stage.
 inline constexpr int kStageTokens = 16;
 inline constexpr int kPlatformMaxRowTiles = 1;
+inline constexpr int kPlatformSharedPerCu = 64 * 1024;
+inline constexpr int kReservedSharedPerBlock = 0;
+constexpr int blocks_per_cu(int /*row_tiles*/, bool /*mixed*/) { return 1; }
 constexpr int stage_count(int /*row_tiles*/, bool mixed) { return mixed ? 1 : 2; }
 #endif
 
@@ -43,6 +53,7 @@ struct AttentionGeometry {
   static constexpr int kRows = kHeadTile * kRowTiles;
   static constexpr int kWarps = kAttentionThreads / mma::kLanes;
   static constexpr int kStages = stage_count(kRowTiles, kMixed);
+  static constexpr int kBlocksPerCu = blocks_per_cu(kRowTiles, kMixed);
   // Mixed q and KV dtypes: q and P are each held as a high and a low part in the MMA type.
   static constexpr int kPlanes = kMixed ? 2 : 1;
 
@@ -90,6 +101,7 @@ struct AttentionShared {
   Chunk16 p[G::kPlanes][G::kRows * G::kPStride / 8];
   float row_score_scale[G::kRows];  // softmax scale x log2(e), over the row's q scale when mixed
   float row_alpha[G::kRows];        // this tile's rescale of the row's accumulated output
+  int rescaled_tile[kRowTiles];     // the last tile that changed a row max of the row tile
   float row_l[G::kRows];
   float row_m[G::kRows];            // log2 units
   std::uint32_t row_q_max[G::kRows];  // mixed: bits of the row's largest |q|
@@ -98,5 +110,12 @@ struct AttentionShared {
   int tile_limit[kRowTiles];
   const void* tile_q[kRowTiles];
 };
+
+// Whether the blocks_per_cu blocks of an instance fit one CU's shared memory together.
+template <int kRowTiles, bool kMixed>
+inline constexpr bool kSharedFitsTheCu =
+    AttentionGeometry<kRowTiles, kMixed>::kBlocksPerCu *
+        (sizeof(AttentionShared<kRowTiles, kMixed>) + kReservedSharedPerBlock) <=
+    std::size_t{kPlatformSharedPerCu};
 
 }  // namespace mlacheck::kernels

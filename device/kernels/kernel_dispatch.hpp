@@ -76,8 +76,19 @@ void with_row_tiles(int row_tiles, F&& f) {
 // which takes twice their shared memory.
 inline bool mixed_dtypes(DType q, DType kv) { return storage_bytes(kv) == 2 && q != kv; }
 
-// The most row tiles one block of the kernels holds on this platform for these dtypes.
-inline int max_row_tiles(DType q, DType kv) { return mixed_dtypes(q, kv) ? 1 : kPlatformMaxRowTiles; }
+// The row tiles the kernels of this platform hold for these dtypes (attention_geometry.hpp).
+// `pairs_apart`: the caller launches a request's row groups side by side (split-KV: one grid), so
+// where one-tile blocks share a CU, a pair of row tiles runs as two of them, reading each KV tile
+// once from memory and once from L2. The persistent kernel walks an item's row groups one after
+// another, which would read its KV twice from memory: it keeps pairs together.
+inline RowTilePolicy row_tile_policy(DType q, DType kv, bool pairs_apart) {
+  const bool mixed = mixed_dtypes(q, kv);
+  RowTilePolicy policy;
+  policy.max_row_tiles = mixed ? 1 : kPlatformMaxRowTiles;
+  policy.one_tile_blocks_per_cu = blocks_per_cu(1, mixed);
+  policy.two_tile_blocks = !pairs_apart || policy.one_tile_blocks_per_cu == 1;
+  return policy;
+}
 
 // Calls f(q tag, kv tag, row tiles) for the kernel instance of a row group; instances with split q
 // exist for one row tile only. The single-plane instances cannot take q of the other 16-bit type

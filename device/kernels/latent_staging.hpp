@@ -156,20 +156,28 @@ __device__ void stage_kv_tile(std::uint16_t* tile, const LatentLayout& layout, b
                                  : cache_row_offset(slot, layout.lk));
   };
   if (vector) {
-#pragma unroll 1
-    for (int i = 0; i < kStageTokens / kCopyGroups; ++i) {
-      const int r = tid / kCopyLanes + kCopyGroups * i;
-      const std::int32_t slot = slots[r];
-      const KV* row = row_of(slot < 0 ? 0 : slot);
-      std::uint16_t* dst = tile + r * layout.stride;
+    // The rows' slots are read and their addresses formed first, so the copies of all the rows
+    // issue back to back instead of each row waiting for its slot's shared-memory load.
+    constexpr int kRows = kStageTokens / kCopyGroups;
+    const KV* row[kRows];
+    bool present[kRows];
+#pragma unroll
+    for (int i = 0; i < kRows; ++i) {
+      const std::int32_t slot = slots[tid / kCopyLanes + kCopyGroups * i];
+      present[i] = slot >= 0;
+      row[i] = row_of(slot < 0 ? 0 : slot);
+    }
+#pragma unroll
+    for (int i = 0; i < kRows; ++i) {
+      std::uint16_t* dst = tile + (tid / kCopyLanes + kCopyGroups * i) * layout.stride;
 #pragma unroll
       for (int k = 0; k < kChunksPerLane; ++k) {
         const int e0 = lane_chunk<KV>(k);
         if (e0 >= layout.lk) continue;
         if constexpr (sizeof(KV) == 2) {
-          copy16_async(dst + layout.staged_index(e0), row + e0, slot >= 0);
+          copy16_async(dst + layout.staged_index(e0), row[i] + e0, present[i]);
         } else {
-          store_widened_chunk<S, KV>(slot >= 0 ? *reinterpret_cast<const Chunk16*>(row + e0) : Chunk16{},
+          store_widened_chunk<S, KV>(present[i] ? *reinterpret_cast<const Chunk16*>(row[i] + e0) : Chunk16{},
                                      dst + layout.staged_index(e0));
         }
       }

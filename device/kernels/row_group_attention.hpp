@@ -66,6 +66,7 @@ struct RowGroupAttention {
   static constexpr bool kMixed = !std::is_same_v<Q, S>;
   using G = AttentionGeometry<kRowTiles, kMixed>;
   using Shared = AttentionShared<kRowTiles, kMixed>;
+  static_assert(kSharedFitsTheCu<kRowTiles, kMixed>, "the blocks meant to share a CU do not fit its shared memory");
   static constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
   static constexpr float kLog2e = 1.4426950408889634f;
 
@@ -96,6 +97,7 @@ struct RowGroupAttention {
         sh.tile_q[r] = rows.tile[r].q;
         sh.tile_out_row[r] = rows.tile[r].out_row;
         sh.tile_limit[r] = rows.tile[r].limit;
+        sh.rescaled_tile[r] = -1;
       }
     }
 #pragma unroll
@@ -151,7 +153,7 @@ struct RowGroupAttention {
       __syncthreads();
       softmax(sh, t, st, p.precision);
       __syncthreads();
-      accumulate(sh, layout, kv_tile(sh, buffer), st);
+      accumulate(sh, layout, kv_tile(sh, buffer), t, st);
       if ((p.precision & kRunningOAny) != 0) keep_running_o(st, p.precision);
       if (tid < kStageTokens) sh.slot_ring[buffer][tid] = next_slot;
       if constexpr (G::kStages == 1) __syncthreads();  // the one buffer and ring entry are refilled next
@@ -295,7 +297,11 @@ struct RowGroupAttention {
     st.l_run =
         stored_row_sum(st.l_run * alpha + gpu::warp_reduce(sum, gpu::Sum<float>{}, G::kThreadsPerRow), precision);
     st.m_run = stored_row_max(m_new, precision);
-    if (tid % G::kThreadsPerRow == 0) sh.row_alpha[row] = alpha;
+    if (tid % G::kThreadsPerRow == 0) {
+      sh.row_alpha[row] = alpha;
+      // Every thread that stores writes the same t: the row tile's output needs rescaling this tile.
+      if (alpha != 1.0f) sh.rescaled_tile[row / kHeadTile] = t;
+    }
   }
 
   // The accumulator as a precision-running-o fault keeps it between tiles.
@@ -310,12 +316,15 @@ struct RowGroupAttention {
     }
   }
 
-  // O = O * alpha + P V for this warp's value column tiles of every row tile.
-  static __device__ void accumulate(Shared& sh, const LatentLayout& layout, const std::uint16_t* kv, State& st) {
+  // O = O * alpha + P V for this warp's value column tiles of every row tile of tile t. A row tile
+  // whose row maxima all stayed put (alpha = 1 exactly, most tiles past the first few) skips the
+  // rescale, which changes no bit.
+  static __device__ void accumulate(Shared& sh, const LatentLayout& layout, const std::uint16_t* kv, int t, State& st) {
     const int lane = mma::lane();
     const int warp = mma::warp();
 #pragma unroll
     for (int r = 0; r < kRowTiles; ++r) {
+      if (sh.rescaled_tile[r] != t) continue;
       float alpha[mma::Acc::kElems];
 #pragma unroll
       for (int i = 0; i < mma::Acc::kElems; ++i) alpha[i] = sh.row_alpha[r * kHeadTile + mma::acc_row(lane, i)];

@@ -34,9 +34,9 @@ struct SplitKvArgs {
   bool kv_of_first_request = false;
 };
 
-// The most row tiles (16 padded heads of one query token each) a stage-1 block holds on this build's
-// GPU for these dtypes: the max_row_tiles of split_kv_num_splits and row_groups.
-int split_kv_max_row_tiles(DType q_dtype, DType kv_dtype);
+// The row tiles (16 padded heads of one query token each) stage-1 blocks hold on this build's GPU
+// for these dtypes, and how many share a CU: the policy of split_kv_num_splits and row_groups.
+RowTilePolicy split_kv_row_tile_policy(DType q_dtype, DType kv_dtype);
 
 // Enqueues both stages on `stream`. Throws std::invalid_argument for a shape that
 // split_kv_unsupported() refuses or a missing pointer (nothing is launched), and GpuError when a

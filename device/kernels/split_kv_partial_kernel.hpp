@@ -43,7 +43,8 @@ struct PartialParams {
 // blockIdx.x = (request * token_groups + token group) * head groups + head group, so the head
 // groups of one request's rows, which read the same KV, run side by side; blockIdx.y = split.
 template <class Q, class KV, int kRowTiles>
-__global__ void __launch_bounds__(kAttentionThreads, 1) split_kv_partial_kernel(PartialParams p) {
+__global__ void __launch_bounds__(kAttentionThreads, (RowGroupAttention<Q, KV, kRowTiles>::G::kBlocksPerCu))
+    split_kv_partial_kernel(PartialParams p) {
   using Attention = RowGroupAttention<Q, KV, kRowTiles>;
   extern __shared__ Chunk16 dynamic_shared[];
   auto& shared = *reinterpret_cast<typename Attention::Shared*>(dynamic_shared);

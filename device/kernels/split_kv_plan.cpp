@@ -46,11 +46,12 @@ LatentTiles latent_tiles(int lv, int rope, bool from_lk) {
   return {value_tile_width(lv), rope_tile_width(rope)};
 }
 
-RowGroups row_groups(int padded_heads, int max_q_len, int max_row_tiles) {
+RowGroups row_groups(int padded_heads, int max_q_len, const RowTilePolicy& policy) {
   const int head_tiles = std::max(1, padded_heads / kHeadTile);
   const std::int64_t wanted = std::int64_t{head_tiles} * std::max(1, max_q_len);
   int row_tiles = 1;
-  while (row_tiles < max_row_tiles && row_tiles < wanted) row_tiles *= 2;
+  while (row_tiles < policy.max_row_tiles && row_tiles < wanted) row_tiles *= 2;
+  if (row_tiles == 2 && !policy.two_tile_blocks) row_tiles = 1;
   RowGroups g;
   g.head_tiles = std::min(row_tiles, head_tiles);
   while (head_tiles % g.head_tiles != 0) --g.head_tiles;
@@ -65,9 +66,9 @@ std::int64_t row_group_blocks(const SplitKvShape& s, const RowGroups& g) {
   return std::int64_t{s.batch} * ceil_div(s.max_q_len, g.tokens) * (s.padded_heads / kHeadTile / g.head_tiles);
 }
 
-int choose_num_splits(std::int64_t row_blocks, int max_kv_len, int compute_units) {
+int choose_num_splits(std::int64_t row_blocks, int max_kv_len, int block_slots) {
   if (row_blocks <= 0) return 1;
-  const std::int64_t slots = std::max(compute_units, 1);
+  const std::int64_t slots = std::max(block_slots, 1);
   const std::int64_t longest = std::max(max_kv_len, 1);
   const std::int64_t most = std::min<std::int64_t>(kMaxAutoSplits, std::max<std::int64_t>(1, longest / kMinSplitTokens));
   int best = 1;
@@ -82,11 +83,11 @@ int choose_num_splits(std::int64_t row_blocks, int max_kv_len, int compute_units
   return best;
 }
 
-int split_kv_num_splits(const MlaDecodeProblem& p, int compute_units, int max_row_tiles) {
+int split_kv_num_splits(const MlaDecodeProblem& p, int compute_units, const RowTilePolicy& policy) {
   if (p.num_splits > 0) return p.num_splits;
   const SplitKvShape s = split_kv_shape(p, 1);
-  return choose_num_splits(row_group_blocks(s, row_groups(s.padded_heads, s.max_q_len, max_row_tiles)), max_kv_len(p),
-                           compute_units);
+  const RowGroups g = row_groups(s.padded_heads, s.max_q_len, policy);
+  return choose_num_splits(row_group_blocks(s, g), max_kv_len(p), compute_units * policy.blocks_per_cu(g.row_tiles));
 }
 
 std::optional<std::string> split_kv_unsupported(const SplitKvShape& s) {

@@ -61,28 +61,41 @@ struct LatentTiles {
 };
 LatentTiles latent_tiles(int lv, int rope, bool from_lk);
 
+// What the attention kernels of a platform hold, for a dtype pair (kernel_dispatch.hpp says it for
+// this build's GPU): at most max_row_tiles row tiles per block; whether a block of two row tiles
+// exists (where it does not, two row tiles run as two one-tile blocks that read the same KV tiles
+// side by side, the second read mostly from L2); and how many one-tile blocks a CU/SM holds at once.
+struct RowTilePolicy {
+  int max_row_tiles = 1;
+  bool two_tile_blocks = true;
+  int one_tile_blocks_per_cu = 1;
+  // Blocks of `row_tiles` row tiles resident per CU/SM.
+  constexpr int blocks_per_cu(int row_tiles) const { return row_tiles == 1 ? one_tile_blocks_per_cu : 1; }
+};
+
 // How stage-1 blocks (and persistent row groups) gather query rows: a block attends `row_tiles`
 // row-tile slots, holding `head_tiles` consecutive head tiles of each of `tokens` consecutive query
 // tokens of one request, so every KV tile is staged once for all of them. row_tiles is a power of
-// two up to max_row_tiles (the kernels' limit for the device and dtypes), head_tiles divides
-// padded_heads / 16, and head_tiles * tokens <= row_tiles.
+// two up to policy.max_row_tiles, never 2 without two_tile_blocks (a group that would take two
+// takes one), head_tiles divides padded_heads / 16, and head_tiles * tokens <= row_tiles.
 struct RowGroups {
   int row_tiles = 1;
   int head_tiles = 1;
   int tokens = 1;
 };
-RowGroups row_groups(int padded_heads, int max_q_len, int max_row_tiles);
+RowGroups row_groups(int padded_heads, int max_q_len, const RowTilePolicy& policy);
 
 // Stage-1 blocks per split: request x token group x head group.
 std::int64_t row_group_blocks(const SplitKvShape& s, const RowGroups& g);
 
-// Splits per request for `row_blocks` stage-1 blocks per split on a device with `compute_units`
-// CUs/SMs, each running one block at a time: the count that minimises waves x (tokens per split +
-// kSplitOverheadTokens), with no split shorter than kMinSplitTokens of the longest request and at
-// most kMaxAutoSplits; the fewest splits on a tie.
-int choose_num_splits(std::int64_t row_blocks, int max_kv_len, int compute_units);
-// problem.num_splits when set (> 0), else choose_num_splits for the problem's row groups.
-int split_kv_num_splits(const MlaDecodeProblem& p, int compute_units, int max_row_tiles);
+// Splits per request for `row_blocks` stage-1 blocks per split on a device with `block_slots`
+// blocks resident at once (CUs/SMs x blocks per CU): the count that minimises waves x (tokens per
+// split + kSplitOverheadTokens), with no split shorter than kMinSplitTokens of the longest request
+// and at most kMaxAutoSplits; the fewest splits on a tie.
+int choose_num_splits(std::int64_t row_blocks, int max_kv_len, int block_slots);
+// problem.num_splits when set (> 0), else choose_num_splits for the problem's row groups and the
+// blocks of that size `compute_units` CUs hold.
+int split_kv_num_splits(const MlaDecodeProblem& p, int compute_units, const RowTilePolicy& policy);
 
 // The kv positions [begin, end) of split `split` of a request of kv_len tokens: num_splits pieces of
 // ceil(kv_len / num_splits) tokens rounded up to kKvTile. With more splits than the request has

@@ -23,9 +23,10 @@ void require_pointer(const void* ptr, const char* name) {
   if (ptr == nullptr) refuse(std::string(name) + " is null");
 }
 
-// The launch's row groups: an item holds at most min(q_tile_tokens, max_q_len) tokens.
-RowGroups persistent_row_groups(const PersistentShape& s, const MetadataInfo& plan) {
-  return row_groups(s.padded_heads, std::min(plan.q_tile_tokens, plan.max_q_len), max_row_tiles(s.q_dtype, s.kv_dtype));
+// The row groups of an item of at most min(tile_tokens, max_q_len) tokens. The kernel walks an
+// item's groups one after another, so a pair of row tiles stays in one block.
+RowGroups persistent_row_groups(const PersistentShape& s, int tile_tokens, int max_q_len) {
+  return row_groups(s.padded_heads, std::min(tile_tokens, max_q_len), row_tile_policy(s.q_dtype, s.kv_dtype, false));
 }
 
 // The plan must be one metadata_info made: the grid sizes come from it.
@@ -70,11 +71,12 @@ void launch_reduce(const PersistentArgs& a, hipStream_t stream) {
 
 }  // namespace
 
-int persistent_block_slots(const PersistentShape& s, int compute_units) {
+int persistent_block_slots(const PersistentShape& s, int max_q_len, int compute_units) {
   if (auto why = persistent_unsupported(s)) refuse(*why);
   int per_cu = 0;
-  // The instance of the most row tiles: the largest shared memory any launch of this shape takes.
-  with_attention_kernel(s.q_dtype, s.kv_dtype, max_row_tiles(s.q_dtype, s.kv_dtype), [&](auto q_tag, auto kv_tag, auto tiles) {
+  // The instance this shape's launches take.
+  const int row_tiles = persistent_row_groups(s, q_tile_tokens(s.padded_heads), std::max(max_q_len, 1)).row_tiles;
+  with_attention_kernel(s.q_dtype, s.kv_dtype, row_tiles, [&](auto q_tag, auto kv_tag, auto tiles) {
     using Q = typename decltype(q_tag)::type;
     using KV = typename decltype(kv_tag)::type;
     constexpr int kRowTiles = decltype(tiles)::value;
@@ -111,7 +113,7 @@ void launch_mla_decode_persistent(const PersistentArgs& a, StreamHandle stream_h
                                  latent_tiles(s.lv, s.rope, false), a.faults);
   p.attention.precision = precision_fault_bits(a.faults);
   p.attention.cache_offset_32bit = a.faults.has(Fault::cache_offset_32bit);
-  p.groups = persistent_row_groups(s, a.plan);
+  p.groups = persistent_row_groups(s, a.plan.q_tile_tokens, a.plan.max_q_len);
   p.q = a.q;
   p.kv_indices = a.kv_indices;
   p.qo_indptr = a.qo_indptr;

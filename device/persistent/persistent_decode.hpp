@@ -32,11 +32,12 @@ struct PersistentArgs {
   FaultSet faults;
 };
 
-// Resident blocks of the persistent kernel for `s` on the current device: compute_units x the
-// kernel's occupancy per CU/SM. This is the num_cus to plan with (metadata_info). Throws
+// Resident blocks of the persistent kernel for `s` and a batch whose longest request has max_q_len
+// query tokens on the current device: compute_units x the occupancy per CU/SM of the kernel
+// instance its row groups take. This is the num_cus to plan with (metadata_info). Throws
 // std::invalid_argument for a shape persistent_unsupported() refuses, GpuError when the runtime
 // query fails, std::runtime_error when the kernel cannot be resident at all.
-int persistent_block_slots(const PersistentShape& s, int compute_units);
+int persistent_block_slots(const PersistentShape& s, int max_q_len, int compute_units);
 
 // Enqueues the persistent kernel and the reduce on `stream`. Refuses before launching anything:
 // a partial set of the six buffers (IncompleteMetadata naming the missing ones, UPSTREAM S1), no

@@ -45,7 +45,8 @@ struct PersistentParams {
 };
 
 template <class Q, class KV, int kRowTiles>
-__global__ void __launch_bounds__(kAttentionThreads, 1) persistent_decode_kernel(PersistentParams p) {
+__global__ void __launch_bounds__(kAttentionThreads, (RowGroupAttention<Q, KV, kRowTiles>::G::kBlocksPerCu))
+    persistent_decode_kernel(PersistentParams p) {
   using Attention = RowGroupAttention<Q, KV, kRowTiles>;
   extern __shared__ Chunk16 dynamic_shared[];
   auto& shared = *reinterpret_cast<typename Attention::Shared*>(dynamic_shared);

@@ -133,7 +133,7 @@ void expect_matches_oracle(const MlaDecodeProblem& problem, int num_splits = 0) 
   validate(p);
   const int splits = num_splits > 0 ? num_splits
                                     : split_kv_num_splits(p, device_info().compute_units,
-                                                          split_kv_max_row_tiles(p.q_dtype, p.kv_dtype));
+                                                          split_kv_row_tile_policy(p.q_dtype, p.kv_dtype));
   SCOPED_TRACE(to_repro(p) + " num_splits=" + std::to_string(splits));
   ASSERT_EQ(split_kv_unsupported(split_kv_shape(p, splits)), std::nullopt);
 

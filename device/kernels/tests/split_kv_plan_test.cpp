@@ -46,9 +46,15 @@ TEST(SplitKvPlan, TileWidthFromLkFaultPutsBackTheUpstreamChoice) {
   EXPECT_EQ(latent_tiles(512, 0, true).value, latent_tiles(512, 0, false).value);
 }
 
+// Up to max_row_tiles per block, blocks of every size one per CU.
+RowTilePolicy up_to(int max_row_tiles) { return RowTilePolicy{max_row_tiles, true, 1}; }
+
+// Hopper's split-KV: no two-tile blocks; one-tile blocks two per SM.
+constexpr RowTilePolicy kPairsApart{4, false, 2};
+
 TEST(SplitKvPlan, RowGroupsGatherTheTokensAndHeadTilesThatShareKv) {
   const auto expect_groups = [](int padded_heads, int max_q_len, int max_row_tiles, RowGroups want) {
-    const RowGroups g = row_groups(padded_heads, max_q_len, max_row_tiles);
+    const RowGroups g = row_groups(padded_heads, max_q_len, up_to(max_row_tiles));
     EXPECT_EQ(g.row_tiles, want.row_tiles) << padded_heads << " heads, q_len " << max_q_len;
     EXPECT_EQ(g.head_tiles, want.head_tiles) << padded_heads << " heads, q_len " << max_q_len;
     EXPECT_EQ(g.tokens, want.tokens) << padded_heads << " heads, q_len " << max_q_len;
@@ -63,7 +69,23 @@ TEST(SplitKvPlan, RowGroupsGatherTheTokensAndHeadTilesThatShareKv) {
   expect_groups(80, 1, 4, {1, 1, 1});   // 5 head tiles: no divisor in 2..4
   expect_groups(128, 1, 1, {1, 1, 1});  // a platform or dtype pair of one row tile
   const SplitKvShape s = split_kv_shape(problem(128, 512, 64, {100, 200, 300}, {2, 1, 2}), 1);
-  EXPECT_EQ(row_group_blocks(s, row_groups(s.padded_heads, s.max_q_len, 4)), 3 * 2 * 2);
+  EXPECT_EQ(row_group_blocks(s, row_groups(s.padded_heads, s.max_q_len, up_to(4))), 3 * 2 * 2);
+}
+
+TEST(SplitKvPlan, WithoutTwoTileBlocksAPairRunsAsTwoOneTileBlocks) {
+  const auto groups = [](int padded_heads, int max_q_len) { return row_groups(padded_heads, max_q_len, kPairsApart); };
+  // 32 heads of one token: two one-tile blocks (two head groups), not one block of two.
+  EXPECT_EQ(groups(32, 1).row_tiles, 1);
+  EXPECT_EQ(groups(32, 1).head_tiles, 1);
+  EXPECT_EQ(groups(16, 2).row_tiles, 1);  // q_len 2 at 16 heads: a block per token
+  EXPECT_EQ(groups(16, 2).tokens, 1);
+  // Three or four tiles still share a block.
+  EXPECT_EQ(groups(64, 1).row_tiles, 4);
+  EXPECT_EQ(groups(48, 1).row_tiles, 4);
+  EXPECT_EQ(groups(32, 2).row_tiles, 4);
+  EXPECT_EQ(groups(16, 1).row_tiles, 1);
+  EXPECT_EQ(kPairsApart.blocks_per_cu(1), 2);
+  EXPECT_EQ(kPairsApart.blocks_per_cu(4), 1);
 }
 
 TEST(SplitKvPlan, EnoughBlocksAlreadyMeansOneSplit) {
@@ -87,15 +109,32 @@ TEST(SplitKvPlan, FewBlocksSplitToCoverTheDevice) {
 
 TEST(SplitKvPlan, ProblemSplitsOverrideTheChoice) {
   MlaDecodeProblem p = problem(16, 512, 64, {4096}, {1});
-  EXPECT_EQ(split_kv_num_splits(p, 132, 4), 16);
+  EXPECT_EQ(split_kv_num_splits(p, 132, up_to(4)), 16);
   p.num_splits = 5;
-  EXPECT_EQ(split_kv_num_splits(p, 132, 4), 5);
+  EXPECT_EQ(split_kv_num_splits(p, 132, up_to(4)), 5);
   // Row groups count as blocks: 128 heads x 2 tokens = 4 groups of 64 rows.
-  EXPECT_EQ(split_kv_num_splits(problem(128, 512, 64, {4096}, {2}), 132, 4), 16);
+  EXPECT_EQ(split_kv_num_splits(problem(128, 512, 64, {4096}, {2}), 132, up_to(4)), 16);
   // 40 requests x 2 groups = 80 blocks on 132 SMs: three splits give 240 blocks, two waves of a
   // third of the length each.
-  EXPECT_EQ(split_kv_num_splits(problem(128, 512, 64, std::vector<int>(40, 4096), std::vector<int>(40, 1)), 132, 4), 3);
-  EXPECT_EQ(split_kv_num_splits(problem(128, 512, 64, std::vector<int>(128, 4096), std::vector<int>(128, 1)), 132, 4), 1);
+  EXPECT_EQ(split_kv_num_splits(problem(128, 512, 64, std::vector<int>(40, 4096), std::vector<int>(40, 1)), 132, up_to(4)),
+            3);
+  EXPECT_EQ(
+      split_kv_num_splits(problem(128, 512, 64, std::vector<int>(128, 4096), std::vector<int>(128, 1)), 132, up_to(4)),
+      1);
+}
+
+TEST(SplitKvPlan, BlocksThatShareACuCountAsThatManySlots) {
+  const auto requests = [](int heads, int n) {
+    return problem(heads, 512, 64, std::vector<int>(n, 4096), std::vector<int>(n, 1));
+  };
+  // 128 requests x 16 heads: 128 one-tile blocks on 132 SMs holding two each; two splits fill
+  // 256 of the 264 slots with half the tokens each.
+  EXPECT_EQ(split_kv_num_splits(requests(16, 128), 132, kPairsApart), 2);
+  EXPECT_EQ(split_kv_num_splits(requests(16, 128), 132, up_to(4)), 1);
+  // 32 heads: 256 one-tile blocks already fill the slots.
+  EXPECT_EQ(split_kv_num_splits(requests(32, 128), 132, kPairsApart), 1);
+  // 64 heads: one four-tile block per request, one per SM.
+  EXPECT_EQ(split_kv_num_splits(requests(64, 128), 132, kPairsApart), 1);
 }
 
 TEST(SplitKvPlan, ShapeCarriesPaddedHeadsAndScales) {
