@@ -54,9 +54,17 @@ double decode_flops(const MlaDecodeProblem& p) {
 }
 
 BenchTarget decode_target(const MlaDecodeProblem& p, double gbps, double tflops, double copy_gbps) {
-  if (heads(p) == 128) return {"150 TFLOP/s", tflops >= 150.0};
-  if (heads(p) <= 32 && max_q_len(p) == 1) return {"70% of copy bandwidth", gbps >= 0.7 * copy_gbps};
+  const int h = heads(p);
+  const int q = max_q_len(p);
+  if (h == 128 || (h == 64 && q == 2)) return {"350 TFLOP/s", tflops >= 350.0};
+  if (q == 1 && h <= 64 && p.kv_lora_rank == 256) return {"75% of copy bandwidth", gbps >= 0.75 * copy_gbps};
+  if (q == 1 && h <= 64) return {"85% of copy bandwidth", gbps >= 0.85 * copy_gbps};
   return {"", true};
+}
+
+BenchTarget persistent_target(double persistent_over_split) {
+  if (persistent_over_split <= 0.0) return {"", true};
+  return {"persistent <= split-KV", persistent_over_split <= kPathComparisonNoise};
 }
 
 }  // namespace mlacheck

@@ -1,11 +1,13 @@
 #include "cli/bench_command.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <deque>
 #include <fstream>
 #include <future>
 #include <stdexcept>
+#include <thread>
 
 #include "bench/decode_bench_shapes.hpp"
 #include "cli/backend_description.hpp"
@@ -27,17 +29,43 @@ struct BenchRow {
   DecodeTiming timing;
   double gbps = 0.0, tflops = 0.0, copy_fraction = 0.0;
   BenchTarget target;
+  double over_split = 0.0;  // persistent rows: time over the split-KV twin's, 0 when it was not timed
+  BenchTarget path_target;
 };
+
+// The split-KV twin of a persistent shape has the same name up to the path.
+void compare_paths(std::vector<BenchRow>& rows) {
+  const std::string persistent = "." + std::string(to_string(DecodePath::persistent));
+  const std::string split = "." + std::string(to_string(DecodePath::split_kv));
+  for (BenchRow& r : rows) {
+    const std::string& name = r.problem.name;
+    if (name.size() < persistent.size() || name.compare(name.size() - persistent.size(), persistent.size(), persistent) != 0) {
+      continue;
+    }
+    const std::string twin = name.substr(0, name.size() - persistent.size()) + split;
+    for (const BenchRow& other : rows) {
+      if (other.problem.name == twin && other.timing.median_us > 0.0) r.over_split = r.timing.median_us / other.timing.median_us;
+    }
+    r.path_target = persistent_target(r.over_split);
+  }
+}
 
 // copy_gbps is 0 for a host plugin: there is no device copy to compare with.
 void print_table(const std::vector<BenchRow>& rows, double copy_gbps) {
-  std::printf("\n%-28s %-10s %6s %10s %9s %7s %9s  %-8s %s\n", "shape", "path", "work", "median us", "GB/s",
-              "%copy", "TFLOP/s", "oracle", "target");
+  std::printf("\n%-28s %-10s %6s %10s %9s %7s %9s  %-8s %8s  %s\n", "shape", "path", "work", "median us", "GB/s",
+              "%copy", "TFLOP/s", "oracle", "/split", "target");
+  const auto verdict = [](const BenchTarget& t) {
+    return t.what.empty() ? std::string() : t.what + (t.met ? " (met)" : " (missed)");
+  };
   for (const BenchRow& r : rows) {
-    std::printf("%-28s %-10s %6d %10.1f %9.1f %6.1f%% %9.1f  %-8s %s%s\n", r.problem.name.c_str(),
+    const std::string path_verdict = verdict(r.path_target);
+    char over[16] = "";
+    if (r.over_split > 0.0) std::snprintf(over, sizeof over, "%.3f", r.over_split);
+    std::printf("%-28s %-10s %6d %10.1f %9.1f %6.1f%% %9.1f  %-8s %8s  %s%s%s\n", r.problem.name.c_str(),
                 r.timing.path.c_str(), r.timing.work_count, r.timing.median_us, r.gbps, 100.0 * r.copy_fraction,
-                r.tflops, r.check.c_str(), r.target.what.c_str(),
-                r.target.what.empty() ? "" : (r.target.met ? " (met)" : " (missed)"));
+                r.tflops, r.check.c_str(), over,
+                verdict(r.target).c_str(), path_verdict.empty() || verdict(r.target).empty() ? "" : "; ",
+                path_verdict.c_str());
   }
   if (copy_gbps > 0.0) std::printf("copy bandwidth measured in this run: %.1f GB/s (bytes read + written)\n", copy_gbps);
 }
@@ -45,11 +73,13 @@ void print_table(const std::vector<BenchRow>& rows, double copy_gbps) {
 void write_csv(const std::string& path, const std::vector<BenchRow>& rows, double copy_gbps) {
   std::ofstream out(path);
   if (!out) throw std::runtime_error("cannot write " + path);
-  out << "shape,path,work,median_us,gb_per_s,copy_fraction,tflop_per_s,oracle,target,target_met,copy_gb_per_s,runs\n";
+  out << "shape,path,work,median_us,gb_per_s,copy_fraction,tflop_per_s,oracle,target,target_met,copy_gb_per_s,runs,"
+         "over_split,path_target_met\n";
   for (const BenchRow& r : rows) {
     out << r.problem.name << ',' << r.timing.path << ',' << r.timing.work_count << ',' << r.timing.median_us << ','
         << r.gbps << ',' << r.copy_fraction << ',' << r.tflops << ',' << r.check << ',' << r.target.what << ','
-        << (r.target.met ? 1 : 0) << ',' << copy_gbps << ',' << r.timing.us.size() << '\n';
+        << (r.target.met ? 1 : 0) << ',' << copy_gbps << ',' << r.timing.us.size() << ',' << r.over_split << ','
+        << (r.path_target.met ? 1 : 0) << '\n';
   }
 }
 
@@ -115,7 +145,9 @@ int run_bench(const BenchOptions& options) {
     if (p.name.find(options.filter) != std::string::npos) shapes.push_back(std::move(p));
   }
   std::vector<BenchRow> rows;
-  // The oracle of the next shapes runs on CPU threads while this one is checked and timed.
+  // The oracle of the next shapes runs on CPU threads while this one is checked and timed: half the
+  // host's threads, at least 3 and at most 8 shapes (a kv-8192 shape holds a few GB of inputs).
+  const std::size_t depth = std::clamp<std::size_t>(std::thread::hardware_concurrency() / 2, 3, 8);
   std::deque<std::future<PreparedMlaCase>> ahead;
   std::size_t next = 0;
   const auto launch = [&] {
@@ -124,7 +156,7 @@ int run_bench(const BenchOptions& options) {
     ahead.push_back(std::async(std::launch::async, [p, b] { return prepare_mla_case(*p, b, ""); }));
   };
   for (std::size_t i = 0; i < shapes.size(); ++i) {
-    while (next < shapes.size() && ahead.size() < 3) launch();
+    while (next < shapes.size() && ahead.size() < depth) launch();
     const PreparedMlaCase prepared = ahead.front().get();
     ahead.pop_front();
     const CaseResult check = finish_mla_case(prepared, backend.backend.get());
@@ -150,6 +182,7 @@ int run_bench(const BenchOptions& options) {
     std::fflush(stdout);
     rows.push_back(std::move(r));
   }
+  if (copy_gbps > 0.0) compare_paths(rows);
   print_table(rows, copy_gbps);
   if (!options.csv.empty()) write_csv(options.csv, rows, copy_gbps);
   if (!options.skip_throughput) harness_throughput(backend.backend.get(), backend.reason);
