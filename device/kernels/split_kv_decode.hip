@@ -22,7 +22,7 @@ void require_pointer(const void* ptr, const char* name) {
 
 }  // namespace
 
-RowTilePolicy split_kv_row_tile_policy(DType q_dtype, DType kv_dtype) { return row_tile_policy(q_dtype, kv_dtype, true); }
+RowTilePolicy split_kv_row_tile_policy(DType q_dtype, DType kv_dtype) { return row_tile_policy(q_dtype, kv_dtype); }
 
 void launch_mla_decode_split_kv(const SplitKvArgs& a, StreamHandle stream_handle) {
   const SplitKvShape& s = a.shape;
@@ -43,7 +43,7 @@ void launch_mla_decode_split_kv(const SplitKvArgs& a, StreamHandle stream_handle
   partial.attention =
       attention_params(a.q, s.q_dtype, a.kv_cache, s.kv_dtype, s.lv, s.rope, s.scale, s.kv_scale, tiles, a.faults);
   partial.attention.precision = precision_fault_bits(a.faults);
-  partial.groups = row_groups(s.padded_heads, s.max_q_len, row_tile_policy(s.q_dtype, s.kv_dtype, true));
+  partial.groups = row_groups(s.padded_heads, s.max_q_len, row_tile_policy(s.q_dtype, s.kv_dtype));
   partial.q = a.q;
   partial.kv_indices = a.kv_indices;
   partial.kv_indptr = a.kv_indptr;

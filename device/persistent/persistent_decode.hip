@@ -23,10 +23,10 @@ void require_pointer(const void* ptr, const char* name) {
   if (ptr == nullptr) refuse(std::string(name) + " is null");
 }
 
-// The row groups of an item of at most min(tile_tokens, max_q_len) tokens. Each head group has its
-// own block beside the others of its work list, as split-KV's blocks are side by side.
+// The row groups of an item of at most min(tile_tokens, max_q_len) tokens. Each has its own block
+// beside the others of its work list, as split-KV's blocks are side by side.
 RowGroups persistent_row_groups(const PersistentShape& s, int tile_tokens, int max_q_len) {
-  return row_groups(s.padded_heads, std::min(tile_tokens, max_q_len), row_tile_policy(s.q_dtype, s.kv_dtype, true));
+  return row_groups(s.padded_heads, std::min(tile_tokens, max_q_len), row_tile_policy(s.q_dtype, s.kv_dtype));
 }
 
 // Blocks per work list: one per row group of an item of min(tile_tokens, max_q_len) tokens.
