@@ -76,16 +76,12 @@ void with_row_tiles(int row_tiles, F&& f) {
 // which takes twice their shared memory.
 inline bool mixed_dtypes(DType q, DType kv) { return storage_bytes(kv) == 2 && q != kv; }
 
-// The row tiles the kernels of this platform hold for these dtypes (attention_geometry.hpp). Both
-// decode paths launch a request's row groups side by side (split-KV: one grid; persistent: the
-// blocks of a work list), so where one-tile blocks share a CU, a pair of row tiles runs as two of
-// them, reading each KV tile once from memory and once, mostly, from L2.
+// The row tiles the kernels of this platform hold for these dtypes (attention_geometry.hpp).
 inline RowTilePolicy row_tile_policy(DType q, DType kv) {
   const bool mixed = mixed_dtypes(q, kv);
   RowTilePolicy policy;
   policy.max_row_tiles = mixed ? 1 : kPlatformMaxRowTiles;
   policy.one_tile_blocks_per_cu = blocks_per_cu(1, mixed);
-  policy.two_tile_blocks = policy.one_tile_blocks_per_cu == 1;
   return policy;
 }
 

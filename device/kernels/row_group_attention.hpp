@@ -130,6 +130,9 @@ struct RowGroupAttention {
     State st{};
     st.m_run = kMinusInf;
     st.l_run = 0.0f;
+    // The slots of tile t + kStages, read from global memory a whole tile before the ring needs
+    // them, so the read's latency never holds up the end of a tile.
+    std::int32_t held_slot = fetch_slot(G::kStages);
     for (int t = 0; t < n_tiles; ++t) {
       const int buffer = t % G::kStages;
       if constexpr (G::kStages == 1) {
@@ -146,8 +149,7 @@ struct RowGroupAttention {
         }
         commit_copies();  // one group per tile, empty past the end, so the wait count holds
       }
-      // The slots of tile t + kStages, stored once this tile no longer needs the ring entry.
-      const std::int32_t next_slot = fetch_slot(t + G::kStages);
+      const std::int32_t pending_slot = fetch_slot(t + G::kStages + 1);
 
       scores(sh, layout, kv_tile(sh, buffer));
       __syncthreads();
@@ -155,7 +157,9 @@ struct RowGroupAttention {
       __syncthreads();
       accumulate(sh, layout, kv_tile(sh, buffer), t, st);
       if ((p.precision & kRunningOAny) != 0) keep_running_o(st, p.precision);
-      if (tid < kStageTokens) sh.slot_ring[buffer][tid] = next_slot;
+      // The slots of tile t + kStages, stored once this tile no longer needs the ring entry.
+      if (tid < kStageTokens) sh.slot_ring[buffer][tid] = held_slot;
+      held_slot = pending_slot;
       if constexpr (G::kStages == 1) __syncthreads();  // the one buffer and ring entry are refilled next
     }
     wait_copies<0>();  // with no tile at all, q's copies are still in flight
@@ -223,20 +227,48 @@ struct RowGroupAttention {
     const int group = warp / G::kScoreBlocks;
     const int row0 = block * G::kScoreRowTiles * kHeadTile;
     mma::Acc acc[G::kScoreRowTiles][G::kScoreColTiles];
-    for (int step = group; step < layout.k_steps; step += G::kScoreKGroups) {
-      const int k0 = layout.k_offset(step);
+    struct Fragments {
       mma::FragB<S> b[G::kScoreColTiles];
+      mma::FragA<S> a[G::kScoreRowTiles][G::kPlanes];
+    };
+    const auto load = [&](int step, Fragments& f) {
+      const int k0 = layout.k_offset(step);
 #pragma unroll
-      for (int c = 0; c < G::kScoreColTiles; ++c) b[c] = mma::load_bt<S>(kv + 16 * c * layout.stride + k0, layout.stride);
+      for (int c = 0; c < G::kScoreColTiles; ++c) f.b[c] = mma::load_bt<S>(kv + 16 * c * layout.stride + k0, layout.stride);
 #pragma unroll
       for (int r = 0; r < G::kScoreRowTiles; ++r) {
 #pragma unroll
         for (int plane = 0; plane < G::kPlanes; ++plane) {
-          const mma::FragA<S> a =
-              mma::load_a<S>(q_tile(sh, plane) + (row0 + 16 * r) * layout.stride + k0, layout.stride);
-#pragma unroll
-          for (int c = 0; c < G::kScoreColTiles; ++c) mma::mma(acc[r][c], a, b[c]);
+          f.a[r][plane] = mma::load_a<S>(q_tile(sh, plane) + (row0 + 16 * r) * layout.stride + k0, layout.stride);
         }
+      }
+    };
+    const auto multiply = [&](const Fragments& f) {
+#pragma unroll
+      for (int r = 0; r < G::kScoreRowTiles; ++r) {
+#pragma unroll
+        for (int plane = 0; plane < G::kPlanes; ++plane) {
+#pragma unroll
+          for (int c = 0; c < G::kScoreColTiles; ++c) mma::mma(acc[r][c], f.a[r][plane], f.b[c]);
+        }
+      }
+    };
+    if constexpr (G::kPipelinedFragments) {
+      // The next step's fragments load while this step's products run: a warp has no other work
+      // to hide the matrix loads' latency behind.
+      Fragments f;
+      if (group < layout.k_steps) load(group, f);
+      for (int step = group; step < layout.k_steps; step += G::kScoreKGroups) {
+        Fragments next;
+        if (step + G::kScoreKGroups < layout.k_steps) load(step + G::kScoreKGroups, next);
+        multiply(f);
+        f = next;
+      }
+    } else {
+      for (int step = group; step < layout.k_steps; step += G::kScoreKGroups) {
+        Fragments f;
+        load(step, f);
+        multiply(f);
       }
     }
 #pragma unroll
@@ -344,15 +376,28 @@ struct RowGroupAttention {
           a[r][plane] = mma::load_a<S>(p_tile(sh, plane) + r * kHeadTile * G::kPStride + 16 * kk, G::kPStride);
         }
       }
+      const auto value_fragment = [&](int j) {
+        return mma::load_b<S>(kv + 16 * kk * layout.stride + 16 * (warp + G::kWarps * j), layout.stride);
+      };
+      // Column tiles past Lv are skipped; they are the last ones of every warp.
+      mma::FragB<S> b{};
+      if (warp < layout.value_steps) b = value_fragment(0);
 #pragma unroll
       for (int j = 0; j < G::kValueColsPerWarp; ++j) {
-        const int c = warp + G::kWarps * j;
-        if (c >= layout.value_steps) continue;
-        const mma::FragB<S> b = mma::load_b<S>(kv + 16 * kk * layout.stride + 16 * c, layout.stride);
+        if (warp + G::kWarps * j >= layout.value_steps) break;
+        mma::FragB<S> next{};
+        if constexpr (G::kPipelinedFragments) {
+          if (j + 1 < G::kValueColsPerWarp && warp + G::kWarps * (j + 1) < layout.value_steps) next = value_fragment(j + 1);
+        }
 #pragma unroll
         for (int r = 0; r < kRowTiles; ++r) {
 #pragma unroll
           for (int plane = 0; plane < G::kPlanes; ++plane) mma::mma(st.o[r][j], a[r][plane], b);
+        }
+        if constexpr (G::kPipelinedFragments) {
+          b = next;
+        } else if (j + 1 < G::kValueColsPerWarp && warp + G::kWarps * (j + 1) < layout.value_steps) {
+          b = value_fragment(j + 1);
         }
       }
     }

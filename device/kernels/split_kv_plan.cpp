@@ -51,7 +51,6 @@ RowGroups row_groups(int padded_heads, int max_q_len, const RowTilePolicy& polic
   const std::int64_t wanted = std::int64_t{head_tiles} * std::max(1, max_q_len);
   int row_tiles = 1;
   while (row_tiles < policy.max_row_tiles && row_tiles < wanted) row_tiles *= 2;
-  if (row_tiles == 2 && !policy.two_tile_blocks) row_tiles = 1;
   RowGroups g;
   g.head_tiles = std::min(row_tiles, head_tiles);
   while (head_tiles % g.head_tiles != 0) --g.head_tiles;

@@ -62,12 +62,10 @@ struct LatentTiles {
 LatentTiles latent_tiles(int lv, int rope, bool from_lk);
 
 // What the attention kernels of a platform hold, for a dtype pair (kernel_dispatch.hpp says it for
-// this build's GPU): at most max_row_tiles row tiles per block; whether a block of two row tiles
-// exists (where it does not, two row tiles run as two one-tile blocks that read the same KV tiles
-// side by side, the second read mostly from L2); and how many one-tile blocks a CU/SM holds at once.
+// this build's GPU): at most max_row_tiles row tiles per block, and how many one-tile blocks a
+// CU/SM holds at once (blocks of more row tiles: one).
 struct RowTilePolicy {
   int max_row_tiles = 1;
-  bool two_tile_blocks = true;
   int one_tile_blocks_per_cu = 1;
   // Blocks of `row_tiles` row tiles resident per CU/SM.
   constexpr int blocks_per_cu(int row_tiles) const { return row_tiles == 1 ? one_tile_blocks_per_cu : 1; }
@@ -76,8 +74,8 @@ struct RowTilePolicy {
 // How stage-1 blocks (and persistent row groups) gather query rows: a block attends `row_tiles`
 // row-tile slots, holding `head_tiles` consecutive head tiles of each of `tokens` consecutive query
 // tokens of one request, so every KV tile is staged once for all of them. row_tiles is a power of
-// two up to policy.max_row_tiles, never 2 without two_tile_blocks (a group that would take two
-// takes one), head_tiles divides padded_heads / 16, and head_tiles * tokens <= row_tiles.
+// two up to policy.max_row_tiles, head_tiles divides padded_heads / 16, and head_tiles * tokens <=
+// row_tiles.
 struct RowGroups {
   int row_tiles = 1;
   int head_tiles = 1;

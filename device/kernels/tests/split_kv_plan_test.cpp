@@ -47,10 +47,10 @@ TEST(SplitKvPlan, TileWidthFromLkFaultPutsBackTheUpstreamChoice) {
 }
 
 // Up to max_row_tiles per block, blocks of every size one per CU.
-RowTilePolicy up_to(int max_row_tiles) { return RowTilePolicy{max_row_tiles, true, 1}; }
+RowTilePolicy up_to(int max_row_tiles) { return RowTilePolicy{max_row_tiles, 1}; }
 
-// Hopper's split-KV: no two-tile blocks; one-tile blocks two per SM.
-constexpr RowTilePolicy kPairsApart{4, false, 2};
+// Hopper's: one-tile blocks two per SM.
+constexpr RowTilePolicy kHopper{4, 2};
 
 TEST(SplitKvPlan, RowGroupsGatherTheTokensAndHeadTilesThatShareKv) {
   const auto expect_groups = [](int padded_heads, int max_q_len, int max_row_tiles, RowGroups want) {
@@ -70,22 +70,6 @@ TEST(SplitKvPlan, RowGroupsGatherTheTokensAndHeadTilesThatShareKv) {
   expect_groups(128, 1, 1, {1, 1, 1});  // a platform or dtype pair of one row tile
   const SplitKvShape s = split_kv_shape(problem(128, 512, 64, {100, 200, 300}, {2, 1, 2}), 1);
   EXPECT_EQ(row_group_blocks(s, row_groups(s.padded_heads, s.max_q_len, up_to(4))), 3 * 2 * 2);
-}
-
-TEST(SplitKvPlan, WithoutTwoTileBlocksAPairRunsAsTwoOneTileBlocks) {
-  const auto groups = [](int padded_heads, int max_q_len) { return row_groups(padded_heads, max_q_len, kPairsApart); };
-  // 32 heads of one token: two one-tile blocks (two head groups), not one block of two.
-  EXPECT_EQ(groups(32, 1).row_tiles, 1);
-  EXPECT_EQ(groups(32, 1).head_tiles, 1);
-  EXPECT_EQ(groups(16, 2).row_tiles, 1);  // q_len 2 at 16 heads: a block per token
-  EXPECT_EQ(groups(16, 2).tokens, 1);
-  // Three or four tiles still share a block.
-  EXPECT_EQ(groups(64, 1).row_tiles, 4);
-  EXPECT_EQ(groups(48, 1).row_tiles, 4);
-  EXPECT_EQ(groups(32, 2).row_tiles, 4);
-  EXPECT_EQ(groups(16, 1).row_tiles, 1);
-  EXPECT_EQ(kPairsApart.blocks_per_cu(1), 2);
-  EXPECT_EQ(kPairsApart.blocks_per_cu(4), 1);
 }
 
 TEST(SplitKvPlan, EnoughBlocksAlreadyMeansOneSplit) {
@@ -129,12 +113,14 @@ TEST(SplitKvPlan, BlocksThatShareACuCountAsThatManySlots) {
   };
   // 128 requests x 16 heads: 128 one-tile blocks on 132 SMs holding two each; two splits fill
   // 256 of the 264 slots with half the tokens each.
-  EXPECT_EQ(split_kv_num_splits(requests(16, 128), 132, kPairsApart), 2);
+  EXPECT_EQ(split_kv_num_splits(requests(16, 128), 132, kHopper), 2);
   EXPECT_EQ(split_kv_num_splits(requests(16, 128), 132, up_to(4)), 1);
-  // 32 heads: 256 one-tile blocks already fill the slots.
-  EXPECT_EQ(split_kv_num_splits(requests(32, 128), 132, kPairsApart), 1);
+  // 32 heads: 128 two-tile blocks, one per SM; a second split would take a second wave.
+  EXPECT_EQ(split_kv_num_splits(requests(32, 128), 132, kHopper), 1);
+  EXPECT_EQ(kHopper.blocks_per_cu(1), 2);
+  EXPECT_EQ(kHopper.blocks_per_cu(2), 1);
   // 64 heads: one four-tile block per request, one per SM.
-  EXPECT_EQ(split_kv_num_splits(requests(64, 128), 132, kPairsApart), 1);
+  EXPECT_EQ(split_kv_num_splits(requests(64, 128), 132, kHopper), 1);
 }
 
 TEST(SplitKvPlan, ShapeCarriesPaddedHeadsAndScales) {
