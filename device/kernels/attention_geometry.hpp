@@ -69,10 +69,6 @@ struct AttentionGeometry {
   static constexpr int kScoreStride = kStageTokens + 4;  // floats per score row
   static constexpr int kPStride = kStageTokens + kRowPad;  // codes per P row
 
-  // Both products load a step's fragments before the previous step's products run, except with
-  // four row tiles, whose output accumulators leave no registers for a second set.
-  static constexpr bool kPipelinedFragments = kRowTiles < 4;
-
   // O += P V: warp w owns value column tiles w, w + kWarps, ... (those below Lv / 16) of every row.
   static constexpr int kValueColsPerWarp = kMaxValueTile / 16 / kWarps;
   static_assert(kValueColsPerWarp * kWarps * 16 == kMaxValueTile);

@@ -227,48 +227,20 @@ struct RowGroupAttention {
     const int group = warp / G::kScoreBlocks;
     const int row0 = block * G::kScoreRowTiles * kHeadTile;
     mma::Acc acc[G::kScoreRowTiles][G::kScoreColTiles];
-    struct Fragments {
-      mma::FragB<S> b[G::kScoreColTiles];
-      mma::FragA<S> a[G::kScoreRowTiles][G::kPlanes];
-    };
-    const auto load = [&](int step, Fragments& f) {
+    for (int step = group; step < layout.k_steps; step += G::kScoreKGroups) {
       const int k0 = layout.k_offset(step);
+      mma::FragB<S> b[G::kScoreColTiles];
 #pragma unroll
-      for (int c = 0; c < G::kScoreColTiles; ++c) f.b[c] = mma::load_bt<S>(kv + 16 * c * layout.stride + k0, layout.stride);
-#pragma unroll
-      for (int r = 0; r < G::kScoreRowTiles; ++r) {
-#pragma unroll
-        for (int plane = 0; plane < G::kPlanes; ++plane) {
-          f.a[r][plane] = mma::load_a<S>(q_tile(sh, plane) + (row0 + 16 * r) * layout.stride + k0, layout.stride);
-        }
-      }
-    };
-    const auto multiply = [&](const Fragments& f) {
+      for (int c = 0; c < G::kScoreColTiles; ++c) b[c] = mma::load_bt<S>(kv + 16 * c * layout.stride + k0, layout.stride);
 #pragma unroll
       for (int r = 0; r < G::kScoreRowTiles; ++r) {
 #pragma unroll
         for (int plane = 0; plane < G::kPlanes; ++plane) {
+          const mma::FragA<S> a =
+              mma::load_a<S>(q_tile(sh, plane) + (row0 + 16 * r) * layout.stride + k0, layout.stride);
 #pragma unroll
-          for (int c = 0; c < G::kScoreColTiles; ++c) mma::mma(acc[r][c], f.a[r][plane], f.b[c]);
+          for (int c = 0; c < G::kScoreColTiles; ++c) mma::mma(acc[r][c], a, b[c]);
         }
-      }
-    };
-    if constexpr (G::kPipelinedFragments) {
-      // The next step's fragments load while this step's products run: a warp has no other work
-      // to hide the matrix loads' latency behind.
-      Fragments f;
-      if (group < layout.k_steps) load(group, f);
-      for (int step = group; step < layout.k_steps; step += G::kScoreKGroups) {
-        Fragments next;
-        if (step + G::kScoreKGroups < layout.k_steps) load(step + G::kScoreKGroups, next);
-        multiply(f);
-        f = next;
-      }
-    } else {
-      for (int step = group; step < layout.k_steps; step += G::kScoreKGroups) {
-        Fragments f;
-        load(step, f);
-        multiply(f);
       }
     }
 #pragma unroll
@@ -376,28 +348,15 @@ struct RowGroupAttention {
           a[r][plane] = mma::load_a<S>(p_tile(sh, plane) + r * kHeadTile * G::kPStride + 16 * kk, G::kPStride);
         }
       }
-      const auto value_fragment = [&](int j) {
-        return mma::load_b<S>(kv + 16 * kk * layout.stride + 16 * (warp + G::kWarps * j), layout.stride);
-      };
-      // Column tiles past Lv are skipped; they are the last ones of every warp.
-      mma::FragB<S> b{};
-      if (warp < layout.value_steps) b = value_fragment(0);
 #pragma unroll
       for (int j = 0; j < G::kValueColsPerWarp; ++j) {
-        if (warp + G::kWarps * j >= layout.value_steps) break;
-        mma::FragB<S> next{};
-        if constexpr (G::kPipelinedFragments) {
-          if (j + 1 < G::kValueColsPerWarp && warp + G::kWarps * (j + 1) < layout.value_steps) next = value_fragment(j + 1);
-        }
+        const int c = warp + G::kWarps * j;
+        if (c >= layout.value_steps) continue;
+        const mma::FragB<S> b = mma::load_b<S>(kv + 16 * kk * layout.stride + 16 * c, layout.stride);
 #pragma unroll
         for (int r = 0; r < kRowTiles; ++r) {
 #pragma unroll
           for (int plane = 0; plane < G::kPlanes; ++plane) mma::mma(st.o[r][j], a[r][plane], b);
-        }
-        if constexpr (G::kPipelinedFragments) {
-          b = next;
-        } else if (j + 1 < G::kValueColsPerWarp && warp + G::kWarps * (j + 1) < layout.value_steps) {
-          b = value_fragment(j + 1);
         }
       }
     }
