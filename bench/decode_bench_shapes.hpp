@@ -3,7 +3,8 @@
 //
 // Shapes: FlashMLA's benchmark set (128 requests, kv_len 4096 and 8192, 16/32/64/128 heads,
 // q_len 1 and 2, bf16, block size 64) plus 8 heads (Kimi-K2.5 at TP8) and Lv 256
-// (Mistral-Small-4), each on both decode paths.
+// (Mistral-Small-4), and fp8 e4m3 q and cache at 16, 64 and 128 heads (names ending -fp8), each on
+// both decode paths.
 #include <string>
 #include <vector>
 
@@ -20,8 +21,8 @@ double decode_flops(const MlaDecodeProblem& p);
 
 // The speed targets of issue 16, stated once: q_len 1 up to 64 heads at >= 85% of the measured
 // copy bandwidth (Lv 256: >= 75%); 128 heads, and q_len 2 at 64 heads, at >= 350 TFLOP/s; the
-// persistent path (which auto picks for these bf16 shapes) no slower than split-KV on the same
-// shape (persistent_vs_split: its time over split-KV's, 0 when there is no split-KV twin).
+// persistent path no slower than split-KV on a shape where auto picks it (persistent_target: its
+// time over split-KV's on the same shape, 0 when there is no split-KV twin).
 struct BenchTarget {
   std::string what;  // e.g. "85% of copy bandwidth", or "" when the shape has none
   bool met = true;

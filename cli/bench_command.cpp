@@ -11,6 +11,7 @@
 
 #include "bench/decode_bench_shapes.hpp"
 #include "cli/backend_description.hpp"
+#include "device/backend/decode_path.hpp"
 #include "device/backend_factory.hpp"
 #include "device/benchmark.hpp"
 #include "device/platform/device_info.hpp"
@@ -33,8 +34,9 @@ struct BenchRow {
   BenchTarget path_target;
 };
 
-// The split-KV twin of a persistent shape has the same name up to the path.
-void compare_paths(std::vector<BenchRow>& rows) {
+// Each persistent row against its split-KV twin (the same name up to the path). The target holds
+// where auto picks the persistent path on this device (device/backend/decode_path.hpp).
+void compare_paths(std::vector<BenchRow>& rows, int compute_units) {
   const std::string persistent = "." + std::string(to_string(DecodePath::persistent));
   const std::string split = "." + std::string(to_string(DecodePath::split_kv));
   for (BenchRow& r : rows) {
@@ -46,7 +48,11 @@ void compare_paths(std::vector<BenchRow>& rows) {
     for (const BenchRow& other : rows) {
       if (other.problem.name == twin && other.timing.median_us > 0.0) r.over_split = r.timing.median_us / other.timing.median_us;
     }
-    r.path_target = persistent_target(r.over_split);
+    MlaDecodeProblem automatic = r.problem;
+    automatic.path = DecodePath::automatic;
+    if (choose_decode_path(automatic, compute_units).path == DecodePath::persistent) {
+      r.path_target = persistent_target(r.over_split);
+    }
   }
 }
 
@@ -182,7 +188,7 @@ int run_bench(const BenchOptions& options) {
     std::fflush(stdout);
     rows.push_back(std::move(r));
   }
-  if (copy_gbps > 0.0) compare_paths(rows);
+  if (copy_gbps > 0.0) compare_paths(rows, device_info(options.device).compute_units);
   print_table(rows, copy_gbps);
   if (!options.csv.empty()) write_csv(options.csv, rows, copy_gbps);
   if (!options.skip_throughput) harness_throughput(backend.backend.get(), backend.reason);

@@ -99,6 +99,37 @@ std::vector<MlaDecodeProblem> default_mla_sweep(std::uint64_t seed) {
     }
     ++model;
   }
+  // fp8 queries against a cache of their type (issue 16, aiter's fp8 decode): 128 heads (four row
+  // tiles), 16, and 8 and 12 padded on the device (repeat-interleaved and tiled 1-byte rows), each
+  // on both paths, with every batch and both fp8 variants. The q scales are no powers of two, so
+  // that where the kernels round scale * kv_scale * q_scale shows, and a kernel ignoring them fails.
+  struct Fp8QueryRow {
+    const ModelRank& model;
+    const Batch& batch;
+    DType dtype;
+    float q_scale;
+  };
+  const Fp8QueryRow fp8_queries[] = {
+      {kModels[0], batches[1], DType::fp8_e4m3fnuz, 5.5f},
+      {kModels[1], batches[0], DType::fp8_e4m3fn, 0.3f},
+      {kModels[2], batches[2], DType::fp8_e4m3fnuz, 0.0234375f},
+      {kModels[5], batches[3], DType::fp8_e4m3fn, 1.7f},
+  };
+  int fp8_row = 0;
+  for (const Fp8QueryRow& r : fp8_queries) {
+    for (DecodePath path : {DecodePath::split_kv, DecodePath::persistent}) {
+      MlaDecodeProblem p = shaped(r.model, r.model.tp - 1, r.batch, path);
+      p.q_dtype = p.kv_dtype = r.dtype;
+      p.q_scale = r.q_scale;
+      p.kv_scale = 0.03125f;
+      p.o_dtype = fp8_row % 3 == 2 ? DType::f16 : DType::bf16;
+      p.seed = seed + static_cast<std::uint64_t>(i);
+      p.name = id(r.model.name, "fp8q", i) + "." + std::string(to_string(path));
+      out.push_back(with_defaults(p));
+      ++i;
+      ++fp8_row;
+    }
+  }
   return out;
 }
 

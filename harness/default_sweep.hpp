@@ -2,7 +2,8 @@
 // The device cases `mlacheck run` sweeps by default: model shapes (DeepSeek-V3, Kimi-K2.5 at TP8,
 // DeepSeek-V2-Lite at TP2, Mistral-Small-4, a 12-head rank) across both decode paths, multi-token
 // and non-power-of-two q_len, every cache dtype, and every gather layout; then the same models
-// with the fill profiles that stress precision (sink, extreme); and a few decode sequences.
+// with the fill profiles that stress precision (sink, extreme); fp8 queries against a cache of
+// their type (both e4m3 variants, scales that are no powers of two); and a few decode sequences.
 // Deterministic from seed.
 #include <cstdint>
 #include <vector>

@@ -55,8 +55,10 @@ void prepare_mla_oracle(PreparedMlaCase& c) {
 }
 
 MlaInputMagnitudes input_magnitudes(const MlaDecodeProblem& p, const MlaDecodeInputs& in) {
-  // Unused cache slots hold NaN on purpose; only finite (used) values bound what is read.
-  return {max_abs_finite(in.q), max_abs_finite(in.kv_cache) * static_cast<double>(p.kv_scale)};
+  // Unused cache slots hold NaN on purpose; only finite (used) values bound what is read. Both are
+  // dequantised: an fp8 query's codes by q_scale (1 for other queries), the cache's by kv_scale.
+  return {max_abs_finite(in.q) * static_cast<double>(p.q_scale),
+          max_abs_finite(in.kv_cache) * static_cast<double>(p.kv_scale)};
 }
 
 PreparedMlaCase prepare_mla_case(const MlaDecodeProblem& p, const Backend* backend, std::string_view unavailable_reason,

@@ -44,7 +44,7 @@ CaseResult finish_mla_case(const PreparedMlaCase& prepared, Backend* backend, co
 CaseResult new_mla_row(const MlaDecodeProblem& p, const FaultSet& faults = {});
 void prepare_mla_oracle(PreparedMlaCase& c);
 
-// Largest |q| and largest |dequantised cache value| a request reads, for the tolerance.
+// Largest |dequantised q| and largest |dequantised cache value| a request reads, for the tolerance.
 struct MlaInputMagnitudes {
   double max_abs_q = 0.0;
   double max_abs_kv = 0.0;

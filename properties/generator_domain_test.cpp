@@ -154,22 +154,34 @@ TEST(GeneratorDomain, Past4GiBDrawsPutEveryRowReadPastTheWrap) {
   for (const MlaDecodeProblem& p : draw(kOracleCaseLimits, 23)) ASSERT_EQ(p.first_block, 0);
 }
 
-// Issue 16 item 2: the host generator draws fp8 queries (against their own fp8 cache type, with
-// scales that are not powers of two too), and the device shapes none while the kernels refuse them.
-TEST(GeneratorDomain, Fp8QueriesAreDrawnForTheHostAndNotForTheDevice) {
+// Issue 16 item 2: the generators draw fp8 queries (against their own fp8 cache type, with scales
+// that are not powers of two too), the device limits as the host ones: the kernels take every
+// such draw (widened to bf16), padded heads and multi-token rows among them.
+TEST(GeneratorDomain, Fp8QueriesAreDrawnForTheHostAndTheDevice) {
   MlaGenLimits host;
   host.max_batch = 4;
   host.max_kv_len = 256;
-  int fp8 = 0, odd_scale = 0;
-  for (const MlaDecodeProblem& p : draw(host, 29)) {
-    if (!is_fp8(p.q_dtype)) continue;
-    ++fp8;
-    ASSERT_EQ(p.kv_dtype, p.q_dtype) << to_repro(p);
-    odd_scale += std::ldexp(1.0f, std::ilogb(p.q_scale)) != p.q_scale ? 1 : 0;
+  for (const auto& [limits, seed] : {std::pair{host, 29}, std::pair{kOracleCaseLimits, 31}}) {
+    int fp8 = 0, odd_scale = 0, fnuz = 0, padded = 0, multi_token = 0;
+    for (const MlaDecodeProblem& p : draw(limits, static_cast<std::uint64_t>(seed))) {
+      if (!is_fp8(p.q_dtype)) continue;
+      ++fp8;
+      ASSERT_EQ(p.kv_dtype, p.q_dtype) << to_repro(p);
+      if (limits.device_shapes_only) {
+        ASSERT_FALSE(refused(p)) << to_repro(p);
+      }
+      odd_scale += std::ldexp(1.0f, std::ilogb(p.q_scale)) != p.q_scale ? 1 : 0;
+      fnuz += p.q_dtype == DType::fp8_e4m3fnuz ? 1 : 0;
+      padded += head_pad_mode(p) != HeadPadMode::none ? 1 : 0;
+      multi_token += max_q_len(p) > 1 ? 1 : 0;
+    }
+    EXPECT_GT(fp8, kDraws / 20) << limits.device_shapes_only;
+    EXPECT_GT(odd_scale, fp8 / 4);
+    EXPECT_GT(fnuz, fp8 / 4);
+    EXPECT_LT(fnuz, fp8 * 3 / 4);
+    EXPECT_GT(padded, fp8 / 10);
+    EXPECT_GT(multi_token, fp8 / 2);
   }
-  EXPECT_GT(fp8, kDraws / 20);
-  EXPECT_GT(odd_scale, fp8 / 4);
-  for (const MlaDecodeProblem& p : draw(kOracleCaseLimits, 31)) ASSERT_FALSE(is_fp8(p.q_dtype)) << to_repro(p);
 }
 
 // The oracle's work over every step of a case (2 * q_len * heads * kv_len * (Lk + Lv) per request

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/code_scales.hpp"
 #include "reference/mla_decode_reference.hpp"
 #include "reference/page_indices.hpp"
 
@@ -229,8 +230,9 @@ MlaDecodeOutputs<float> kernel_arithmetic_model(const MlaDecodeProblem& problem,
   const int width = lk(p);
   const int lv = p.kv_lora_rank;
   const std::vector<int> qo = qo_indptr(p);
-  const float score_scale =
-      held(config.precision.softmax_scale, static_cast<float>(p.scale) * p.kv_scale * p.q_scale * kLog2e);
+  // The kernels' float score scale (core/code_scales.hpp), then log2(e) as they take it.
+  const float score_scale = held(config.precision.softmax_scale,
+                                 code_score_scale({static_cast<float>(p.scale), p.kv_scale, p.q_scale}) * kLog2e);
 
   MlaDecodeOutputs<float> out;
   out.o.resize(static_cast<std::size_t>(qo.back()) * static_cast<std::size_t>(h) * static_cast<std::size_t>(lv));

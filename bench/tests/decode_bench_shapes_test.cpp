@@ -18,7 +18,8 @@ MlaDecodeProblem shape_named(const std::string& name) {
 
 TEST(DecodeBenchShapes, EveryShapeRunsOnBothPathsWithItsOwnName) {
   const auto shapes = decode_bench_shapes(false);
-  EXPECT_EQ(shapes.size(), 2u * 2u * 11u);
+  // Per path: 11 bf16 shapes at each of two cache lengths, and 3 fp8 ones.
+  EXPECT_EQ(shapes.size(), 2u * (2u * 11u + 3u));
   for (const MlaDecodeProblem& p : shapes) {
     EXPECT_EQ(shape_named(p.name).name, p.name);  // names are unique: the path comparison finds its twin
     EXPECT_EQ(batch(p), 128);

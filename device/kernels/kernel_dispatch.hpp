@@ -10,6 +10,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/code_scales.hpp"
 #include "core/dtype.hpp"
 #include "core/dtype_convert.hpp"
 #include "device/faults.hpp"
@@ -44,18 +45,26 @@ void with_16bit_type(const char* what, DType t, F&& f) {
 }
 
 template <class F>
+void with_fp8_type(const char* what, DType t, F&& f) {
+  switch (t) {
+    case DType::fp8_e4m3fn:
+      return f(TypeTag<fp8_e4m3fn_t>{});
+    case DType::fp8_e4m3fnuz:
+      return f(TypeTag<fp8_e4m3fnuz_t>{});
+    default:
+      unreachable_dtype(what, t);
+  }
+}
+
+template <class F>
 void with_kv_type(DType t, F&& f) {
   switch (t) {
     case DType::bf16:
       return f(TypeTag<bf16_t>{});
     case DType::f16:
       return f(TypeTag<f16_t>{});
-    case DType::fp8_e4m3fn:
-      return f(TypeTag<fp8_e4m3fn_t>{});
-    case DType::fp8_e4m3fnuz:
-      return f(TypeTag<fp8_e4m3fnuz_t>{});
     default:
-      unreachable_dtype("kv_dtype", t);
+      return with_fp8_type("kv_dtype", t, f);
   }
 }
 
@@ -73,7 +82,8 @@ void with_row_tiles(int row_tiles, F&& f) {
 }
 
 // q and a 16-bit cache of different types: the kernels split q and P in two (latent_staging.hpp),
-// which takes twice their shared memory.
+// which takes twice their shared memory. fp8 q comes with its own fp8 cache only and widens into
+// one plane: never mixed.
 inline bool mixed_dtypes(DType q, DType kv) { return storage_bytes(kv) == 2 && q != kv; }
 
 // The row tiles the kernels of this platform hold for these dtypes (attention_geometry.hpp).
@@ -90,13 +100,24 @@ inline RowTilePolicy row_tile_policy(DType q, DType kv) {
 // than the cache (it does not fit the MMA type), so mixed pairs go to the split-q ones. With
 // mixed_on_single_plane (fault supports-accepts-mixed-dtypes, UPSTREAM R10) the capability check
 // accepts them on the single-plane instance of the cache's type, which runs q's codes as that type.
+// fp8 q has instances against a cache of its own type only (what validate() allows): its codes
+// widen to bf16 as the cache's do, on single-plane instances of every row-tile count.
 template <class F>
 void with_attention_kernel(DType q, DType kv, int row_tiles, F&& f, bool mixed_on_single_plane = false) {
+  if (is_fp8(q)) {
+    if (kv != q) {
+      throw std::logic_error("decode kernel dispatch: no kernel for q_dtype=" + std::string(to_string(q)) +
+                             " with kv_dtype=" + std::string(to_string(kv)));
+    }
+    return with_fp8_type("q_dtype", q, [&](auto tag) {
+      with_row_tiles(row_tiles, [&](auto tiles) { f(tag, tag, tiles); });
+    });
+  }
   with_16bit_type("q_dtype", q, [&](auto q_tag) {
     with_kv_type(kv, [&](auto kv_tag) {
       using Q = typename std::decay_t<decltype(q_tag)>::type;
       using KV = typename std::decay_t<decltype(kv_tag)>::type;
-      if constexpr (!std::is_same_v<Q, mma_type_t<Q, KV>>) {
+      if constexpr (splits_q_v<Q, KV>) {
         if (mixed_on_single_plane) {
           return with_row_tiles(row_tiles, [&](auto tiles) { f(TypeTag<mma_type_t<Q, KV>>{}, kv_tag, tiles); });
         }
@@ -126,12 +147,13 @@ inline bool rows_vector_loadable(const void* base, int row_elems, DType t) {
   return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && std::size_t(row_elems) * storage_bytes(t) % 16 == 0;
 }
 
-// Scores are taken against the cache codes (score_scale = scale * kv_scale) and kv_scale is applied
-// once to the normalised output. The row layout's widths come from the dispatch's tiles (S5).
-// MLA's latent has one scale, keys and values alike; fault value-scale-k-times-v (UPSTREAM R11)
-// dequantises the values with k_scale x v_scale, both filled from that one scale.
+// Scores are taken against the codes of q and the cache (score_scale = scale * kv_scale * q_scale,
+// q_scale 1 for 16-bit q) and kv_scale is applied once to the normalised output. The row layout's
+// widths come from the dispatch's tiles (S5). MLA's latent has one scale, keys and values alike;
+// fault value-scale-k-times-v (UPSTREAM R11) dequantises the values with k_scale x v_scale, both
+// filled from that one scale.
 inline AttentionParams attention_params(const void* q, DType q_dtype, const void* kv_cache, DType kv_dtype, int lv,
-                                        int rope, float scale, float kv_scale, const LatentTiles& tiles,
+                                        int rope, const CodeScales& scales, const LatentTiles& tiles,
                                         const FaultSet& faults) {
   if (tiles.value > kMaxValueTile) {
     throw std::logic_error("decode kernel dispatch: no kernel for value tile " + std::to_string(tiles.value));
@@ -142,8 +164,9 @@ inline AttentionParams attention_params(const void* q, DType q_dtype, const void
   t.rope = rope;
   t.value_tile = tiles.value;
   t.rope_tile = tiles.rope;
-  t.score_scale = scale * kv_scale;
-  t.value_scale = faults.has(Fault::value_scale_k_times_v) ? kv_scale * kv_scale : kv_scale;
+  // One float, rounded where the kernel arithmetic model rounds it (core/code_scales.hpp).
+  t.score_scale = code_score_scale(scales);
+  t.value_scale = faults.has(Fault::value_scale_k_times_v) ? scales.kv_scale * scales.kv_scale : scales.kv_scale;
   t.q_vector = rows_vector_loadable(q, lv + rope, q_dtype);
   t.kv_vector = rows_vector_loadable(kv_cache, lv + rope, kv_dtype);
   return t;

@@ -70,12 +70,16 @@ __device__ inline int lane_chunk(int k) {
 }
 
 // Stages the 16 q rows of each row tile (row h of tile t at tile_q[t] + h * Lk, none where tile_q[t]
-// is null: zeros) as codes of S == Q. `vector`: rows in aligned 16-byte chunks, copied with
-// copy16_async (complete after the caller's next wait and barrier); otherwise element by element.
-// `fallback` is any valid global address.
+// is null: zeros) as codes of the single-plane MMA type S: Q's own codes for 16-bit q, fp8 codes
+// widened exactly to bf16 (mma_type_t<Q, Q>, the type of fp8 q against its fp8 cache). `vector`:
+// rows in aligned 16-byte chunks, 16-bit ones copied with copy16_async (complete after the caller's
+// next wait and barrier), fp8 ones (16 codes a chunk) widened through registers as stage_kv_tile
+// widens an fp8 cache (complete after the next barrier); otherwise element by element. `fallback`
+// is any valid global address.
 template <class Q, int kRows>
 __device__ void stage_q_rows(std::uint16_t* tile, const LatentLayout& layout, bool vector, const void* const* tile_q,
                              const void* fallback) {
+  using S = mma_type_t<Q, Q>;
   const int tid = static_cast<int>(threadIdx.x);
   if (vector) {
     for (int r = tid / kCopyLanes; r < kRows; r += kCopyGroups) {
@@ -84,8 +88,15 @@ __device__ void stage_q_rows(std::uint16_t* tile, const LatentLayout& layout, bo
       const Q* row = present ? tile_rows + (r % kHeadTile) * layout.lk : static_cast<const Q*>(fallback);
 #pragma unroll
       for (int k = 0; k < kChunksPerLane; ++k) {
+        // kChunksPerLane counts 8-element chunks: 16-element fp8 chunks reach twice as far.
         const int e0 = lane_chunk<Q>(k);
-        if (e0 < layout.lk) copy16_async(tile + r * layout.stride + layout.staged_index(e0), row + e0, present);
+        if (e0 >= layout.lk) continue;
+        std::uint16_t* dst = tile + r * layout.stride + layout.staged_index(e0);
+        if constexpr (sizeof(Q) == 2) {
+          copy16_async(dst, row + e0, present);
+        } else {
+          store_widened_chunk<S, Q>(present ? *reinterpret_cast<const Chunk16*>(row + e0) : Chunk16{}, dst);
+        }
       }
     }
   } else {
@@ -93,7 +104,8 @@ __device__ void stage_q_rows(std::uint16_t* tile, const LatentLayout& layout, bo
       const int r = idx / layout.lk;
       const int e = idx - r * layout.lk;
       const Q* row = static_cast<const Q*>(tile_q[r / kHeadTile]);
-      tile[r * layout.stride + layout.staged_index(e)] = row != nullptr ? row[(r % kHeadTile) * layout.lk + e].bits : 0;
+      tile[r * layout.stride + layout.staged_index(e)] =
+          row != nullptr ? staged_code<S>(row[(r % kHeadTile) * layout.lk + e]) : std::uint16_t{0};
     }
   }
 }

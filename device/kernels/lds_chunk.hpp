@@ -1,9 +1,10 @@
 #pragma once
 // The 16-byte chunk, the unit the decode kernels move from global into shared memory, and the
 // conversions of the elements they stage. Shared memory holds 16-bit codes of the MMA type only:
-// the cache's own type when it is 16-bit, q's type for an fp8 cache (exact: every e4m3 value, fn or
-// fnuz, is a bf16 and an f16 value). q of the other 16-bit type than the cache is staged as a high
-// and a low part (latent_staging.hpp), and so is P.
+// the cache's own type when it is 16-bit, q's type for an fp8 cache and 16-bit q, bf16 for fp8 q
+// and its fp8 cache (exact: every e4m3 value, fn or fnuz, is a bf16 and an f16 value). q of the
+// other 16-bit type than the cache is staged as a high and a low part (latent_staging.hpp), and so
+// is P.
 // First: defines __host__ / __device__, which dtype_convert.hpp uses.
 #include "device/platform/gpu_runtime.hpp"
 
@@ -18,9 +19,17 @@ struct alignas(16) Chunk16 {
   std::uint32_t word[4];
 };
 
-// The 16-bit type the matrix products of q (type Q) and a cache of type KV run in.
+// The 16-bit type the matrix products of q (type Q) and a cache of type KV run in. fp8 q (only
+// ever against a cache of its own fp8 type) and that cache both widen exactly to bf16: bf16 rather
+// than f16 because P is rounded to this type, and the rounding point declared for fp8 queries is P
+// in bf16 (core/rounding_points.cpp, resolve_p_rounding).
 template <class Q, class KV>
-using mma_type_t = std::conditional_t<sizeof(KV) == 2, KV, Q>;
+using mma_type_t = std::conditional_t<sizeof(KV) == 2, KV, std::conditional_t<sizeof(Q) == 2, Q, bf16_t>>;
+
+// Whether q is staged as a high and a low plane: 16-bit q of the other type than the MMA type (the
+// other 16-bit type than the cache). fp8 q widens exactly into one plane of the MMA type.
+template <class Q, class KV>
+inline constexpr bool splits_q_v = sizeof(Q) == 2 && !std::is_same_v<Q, mma_type_t<Q, KV>>;
 
 // Elements of T in one chunk.
 template <class T>

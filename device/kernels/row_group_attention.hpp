@@ -63,7 +63,7 @@ struct RowTileOut {
 template <class Q, class KV, int kRowTiles>
 struct RowGroupAttention {
   using S = mma_type_t<Q, KV>;
-  static constexpr bool kMixed = !std::is_same_v<Q, S>;
+  static constexpr bool kMixed = splits_q_v<Q, KV>;
   using G = AttentionGeometry<kRowTiles, kMixed>;
   using Shared = AttentionShared<kRowTiles, kMixed>;
   static_assert(kSharedFitsTheCu<kRowTiles, kMixed>, "the blocks meant to share a CU do not fit its shared memory");

@@ -41,7 +41,8 @@ void launch_mla_decode_split_kv(const SplitKvArgs& a, StreamHandle stream_handle
   PartialParams partial{};
   const LatentTiles tiles = latent_tiles(s.lv, s.rope, a.faults.has(Fault::tile_width_from_lk));
   partial.attention =
-      attention_params(a.q, s.q_dtype, a.kv_cache, s.kv_dtype, s.lv, s.rope, s.scale, s.kv_scale, tiles, a.faults);
+      attention_params(a.q, s.q_dtype, a.kv_cache, s.kv_dtype, s.lv, s.rope, {s.scale, s.kv_scale, s.q_scale}, tiles,
+                       a.faults);
   partial.attention.precision = precision_fault_bits(a.faults);
   partial.groups = row_groups(s.padded_heads, s.max_q_len, row_tile_policy(s.q_dtype, s.kv_dtype));
   partial.q = a.q;

@@ -33,6 +33,7 @@ SplitKvShape split_kv_shape(const MlaDecodeProblem& p, int num_splits) {
   s.o_dtype = p.o_dtype;
   s.scale = static_cast<float>(p.scale);
   s.kv_scale = p.kv_scale;
+  s.q_scale = p.q_scale;
   s.num_splits = num_splits;
   return s;
 }
@@ -105,8 +106,16 @@ std::optional<std::string> split_kv_unsupported(const SplitKvShape& s) {
     return field("lv", s.lv) + ": split-KV kernels take Lv in [16, 512], a multiple of 16";
   }
   if (s.rope < 0 || s.rope > kMaxRopeTile) return field("rope", s.rope) + ": split-KV kernels take rope in [0, 64]";
-  if (s.q_dtype != DType::bf16 && s.q_dtype != DType::f16) {
-    return "q_dtype=" + std::string(to_string(s.q_dtype)) + ": split-KV kernels take q in bf16 or f16";
+  // fp8 q widens exactly to bf16 beside its cache's codes; against any other cache it would need a
+  // second MMA type, and no kernel instance holds that pair (validate() refuses it too).
+  if (is_fp8(s.q_dtype)) {
+    if (s.kv_dtype != s.q_dtype) {
+      return "q_dtype=" + std::string(to_string(s.q_dtype)) + ": split-KV kernels take fp8 q only against a cache of " +
+             "the same type, not kv_dtype=" + std::string(to_string(s.kv_dtype));
+    }
+  } else if (s.q_dtype != DType::bf16 && s.q_dtype != DType::f16) {
+    return "q_dtype=" + std::string(to_string(s.q_dtype)) +
+           ": split-KV kernels take q in bf16, f16 or fp8 e4m3 (against a cache of its type)";
   }
   if (s.kv_dtype == DType::f32) return "kv_dtype=f32: split-KV kernels take the cache in bf16, f16 or fp8 e4m3";
   if (s.o_dtype != DType::bf16 && s.o_dtype != DType::f16) {
@@ -114,6 +123,8 @@ std::optional<std::string> split_kv_unsupported(const SplitKvShape& s) {
   }
   if (!(std::isfinite(s.scale) && s.scale > 0.0f)) return "scale: must be finite and > 0 as a float";
   if (!(std::isfinite(s.kv_scale) && s.kv_scale > 0.0f)) return "kv_scale: must be finite and > 0";
+  if (!(std::isfinite(s.q_scale) && s.q_scale > 0.0f)) return "q_scale: must be finite and > 0";
+  if (!is_fp8(s.q_dtype) && s.q_scale != 1.0f) return "q_scale: only fp8 queries carry a scale, it must be 1 here";
   if (s.num_splits < 1 || s.num_splits > kMaxSplits) {
     return field("num_splits", s.num_splits) + ": must be in [1, " + std::to_string(kMaxSplits) + "]";
   }

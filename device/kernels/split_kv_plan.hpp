@@ -40,6 +40,7 @@ struct SplitKvShape {
   DType o_dtype = DType::bf16;
   float scale = 0.0f;     // softmax scale
   float kv_scale = 1.0f;  // per-tensor dequantisation scale of the cache
+  float q_scale = 1.0f;   // per-tensor dequantisation scale of fp8 q; 1 for 16-bit q
   int num_splits = 1;     // splits of each request's KV range
 };
 

@@ -117,8 +117,8 @@ void launch_mla_decode_persistent(const PersistentArgs& a, StreamHandle stream_h
   const auto stream = static_cast<hipStream_t>(stream_handle);
 
   PersistentParams p{};
-  p.attention = attention_params(a.q, s.q_dtype, a.kv_cache, s.kv_dtype, s.lv, s.rope, s.scale, s.kv_scale,
-                                 latent_tiles(s.lv, s.rope, false), a.faults);
+  p.attention = attention_params(a.q, s.q_dtype, a.kv_cache, s.kv_dtype, s.lv, s.rope,
+                                 {s.scale, s.kv_scale, s.q_scale}, latent_tiles(s.lv, s.rope, false), a.faults);
   p.attention.precision = precision_fault_bits(a.faults);
   p.attention.cache_offset_32bit = a.faults.has(Fault::cache_offset_32bit);
   p.groups = persistent_row_groups(s, a.plan.q_tile_tokens, a.plan.max_q_len);

@@ -14,6 +14,7 @@ PersistentShape persistent_shape(const MlaDecodeProblem& p) {
   s.o_dtype = p.o_dtype;
   s.scale = static_cast<float>(p.scale);
   s.kv_scale = p.kv_scale;
+  s.q_scale = p.q_scale;
   return s;
 }
 
@@ -32,6 +33,7 @@ std::optional<std::string> persistent_unsupported(const PersistentShape& s) {
   tile.o_dtype = s.o_dtype;
   tile.scale = s.scale;
   tile.kv_scale = s.kv_scale;
+  tile.q_scale = s.q_scale;
   tile.num_splits = 1;
   return split_kv_unsupported(tile);
 }

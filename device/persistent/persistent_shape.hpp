@@ -21,6 +21,7 @@ struct PersistentShape {
   DType o_dtype = DType::bf16;
   float scale = 0.0f;     // softmax scale
   float kv_scale = 1.0f;  // per-tensor dequantisation scale of the cache
+  float q_scale = 1.0f;   // per-tensor dequantisation scale of fp8 q; 1 for 16-bit q
 };
 
 PersistentShape persistent_shape(const MlaDecodeProblem& p);

@@ -7,8 +7,8 @@
 // Declarations in the table:
 //   memory DEVICE; writes_lse 1, natural log (row_group_attention.hpp converts from log2);
 //   p_dtype MLACHECK_P_MMA_INPUT: the kernels round P to the MMA type, which is q_dtype when q and
-//     kv share a dtype or the cache is fp8, while mixed 16-bit q/kv split P exactly into two
-//     MMA-type terms; the row sum is of fp32 P. The built-in backend declares the same
+//     kv share a 16-bit dtype or the cache is fp8 under 16-bit q, bf16 for fp8 q, while mixed
+//     16-bit q/kv split P exactly into two MMA-type terms; the row sum is of fp32 P. The built-in backend declares the same
 //     (HipBackend::p_rounding), so both are judged by the same rule.
 //   workspace: the pipeline's intermediates (padded q/O/LSE, expanded page indices, the path's
 //     partials and persistent plan), carved from the harness's guarded, poisoned workspace; the

@@ -13,11 +13,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/compare.hpp"
 #include "core/fill.hpp"
 #include "core/tolerance.hpp"
+#include "device/tests/fp8_query_cases.hpp"
 #include "harness/default_sweep.hpp"
 #include "harness/mla_judge.hpp"
 #include "reference/mla_decode_reference.hpp"
@@ -182,6 +184,26 @@ TEST(KernelArithmeticModel, Fp8QueriesStayWithinTheTightBounds) {
     }
   }
   std::printf("fp8 queries: 32 model runs, worst bound used %.3f\n", worst);
+}
+
+// The fp8-query problems of the decode kernel tests (device/tests/fp8_query_cases.hpp, both paths):
+// their check passes the model of a correct kernel and fails the model of one that drops q_scale
+// (the same codes, scores scaled by scale * kv_scale alone) on every problem, over the tile and
+// split counts the devices run. So the GPU tests Fp8QueriesWithoutTheirScaleFail hold by more than
+// luck, and a kernel ignoring q_scale cannot pass Fp8QueriesMatchTheOracle.
+TEST(KernelArithmeticModel, TheKernelTestsCatchAnFp8KernelIgnoringQScale) {
+  for (const MlaDecodeProblem& p : test::fp8_query_kernel_problems()) {
+    const MlaDecodeInputs in = make_inputs(p);
+    for (const auto& [tile_tokens, splits] : {std::pair{16, 1}, std::pair{32, 3}}) {
+      KernelModelConfig config;
+      config.variation.tile_tokens = tile_tokens;
+      config.variation.splits = splits;
+      const MlaDecodeOutputs<float> correct = kernel_arithmetic_model(p, in, config);
+      EXPECT_TRUE(test::matches_oracle_as_declared(p, in, correct.o, correct.lse)) << to_repro(p);
+      const MlaDecodeOutputs<float> dropped = kernel_arithmetic_model(test::ignoring_q_scale(p), in, config);
+      EXPECT_FALSE(test::matches_oracle_as_declared(p, in, dropped.o, dropped.lse)) << to_repro(p);
+    }
+  }
 }
 
 // --- tightness -----------------------------------------------------------------------------------

@@ -43,6 +43,10 @@ constexpr MlaFlag kMlaFlags[] = {
      [](const MlaDecodeProblem& p) {
        return std::any_of(p.kv_lens.begin(), p.kv_lens.end(), [&](int kv) { return kv > 0 && p.num_splits > kv; });
      }},
+    // fp8 queries are padded as rows of bytes (device/layout/head_padding.hip), a copy no 16-bit
+    // query takes; the q_dtype buckets below count fp8 queries of any head count.
+    {"fp8 q, heads padded",
+     [](const MlaDecodeProblem& p) { return is_fp8(p.q_dtype) && head_pad_mode(p) != HeadPadMode::none; }},
 };
 
 // The rank's head count (with the flag "heads<16" above, exactly one holds) and the longest
@@ -98,8 +102,8 @@ constexpr GatherFlag kGatherFlags[] = {
 };
 
 // The values gen_mla_decode_problem (device shapes only: the properties that count coverage run
-// cases the kernels take) and gen_kv_gather_problem draw.
-constexpr DType kQDtypes[] = {DType::bf16, DType::f16};
+// cases the kernels take) and gen_kv_gather_problem draw; fp8 queries come with a cache of their type.
+constexpr DType kQDtypes[] = {DType::bf16, DType::f16, DType::fp8_e4m3fn, DType::fp8_e4m3fnuz};
 constexpr DType kKvDtypes[] = {DType::bf16, DType::f16, DType::fp8_e4m3fn, DType::fp8_e4m3fnuz};
 constexpr DType kODtypes[] = {DType::bf16, DType::f16};
 constexpr DecodePath kPaths[] = {DecodePath::automatic, DecodePath::persistent, DecodePath::split_kv};

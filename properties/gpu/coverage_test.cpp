@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "properties/gpu/case_limits.hpp"
 #include "properties/support/mla_problem_gen.hpp"
 
 namespace mlacheck {
@@ -80,6 +81,23 @@ TEST(Coverage, EveryCaseHasOneHeadCountOneLengthOneProfileAndOneSequenceKind) {
   }
   // The generator reaches every kind of sequence.
   for (const std::string& kind : sequences) EXPECT_GT(sequence_kinds[kind], 0) << kind;
+}
+
+// fp8 queries (issue 16) are expected of every mla_decode property, each e4m3 variant and padded to
+// 16 heads as rows of bytes, and the device generators fill those buckets well enough that a
+// property of a few hundred cases covers them.
+TEST(Coverage, Fp8QueryBucketsAreExpectedAndDrawn) {
+  const std::vector<std::string> fp8 = {"q_dtype=fp8_e4m3fn", "q_dtype=fp8_e4m3fnuz", "fp8 q, heads padded"};
+  const std::vector<std::string> all = all_mla_buckets(false, false);
+  for (const std::string& b : fp8) EXPECT_NE(std::find(all.begin(), all.end(), b), all.end()) << b;
+  const auto gen = gen_mla_decode_problem(kOracleCaseLimits);
+  constexpr int kDraws = 1000;
+  std::map<std::string, int> drawn;
+  for (int i = 0; i < kDraws; ++i) {
+    const MlaDecodeProblem p = gen(rc::Random(static_cast<std::uint64_t>(i) + 7), i % 101).value();
+    for (const std::string& b : mla_buckets(p, false)) ++drawn[b];
+  }
+  for (const std::string& b : fp8) EXPECT_GT(drawn[b], kDraws / 50) << b << ": " << drawn[b] << " of " << kDraws;
 }
 
 }  // namespace

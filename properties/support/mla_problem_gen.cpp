@@ -111,7 +111,9 @@ void gen_sequence(MlaDecodeProblem& p, int steps) {
 
 bool device_shape(const MlaDecodeProblem& p) {
   const auto sixteen_bit = [](DType t) { return t == DType::bf16 || t == DType::f16; };
-  return sixteen_bit(p.q_dtype) && sixteen_bit(p.o_dtype) && p.kv_dtype != DType::f32 && p.kv_lora_rank <= 512 &&
+  // fp8 queries widen to bf16 beside their own fp8 cache (validate() allows no other pairing).
+  const bool q_taken = sixteen_bit(p.q_dtype) || (is_fp8(p.q_dtype) && p.kv_dtype == p.q_dtype);
+  return q_taken && sixteen_bit(p.o_dtype) && p.kv_dtype != DType::f32 && p.kv_lora_rank <= 512 &&
          p.rope_dim <= kKernelsMaxRope;
 }
 
@@ -196,10 +198,9 @@ rc::Gen<MlaDecodeProblem> gen_mla_decode_problem(MlaGenLimits limits) {
       // fp8 queries (issue 16): one in three fp8 caches takes queries of its type, with a scale of
       // their own from 2^-8 to 2^8, powers of two and not. Random codes are sized to the scale;
       // exact fills keep their small integers, so their scale stays within 2 (q within 4, as the
-      // cache's values within 32): scores of millions are a one-hot softmax, not a test. Not among
-      // the device shapes while the hip kernels refuse them.
-      if (!limits.device_shapes_only && is_fp8(p.kv_dtype) &&
-          *weighted_shrinking_element<bool>({{2, false}, {1, true}})) {
+      // cache's values within 32): scores of millions are a one-hot softmax, not a test. The same
+      // rule for the device shapes: the kernels widen fp8 q to bf16 as they widen the cache.
+      if (is_fp8(p.kv_dtype) && *weighted_shrinking_element<bool>({{2, false}, {1, true}})) {
         p.q_dtype = p.kv_dtype;
         const int largest = p.fill == FillMode::exact ? 2 * 4096 : 256 * 4096;
         p.q_scale = *rc::gen::oneOf(

@@ -22,8 +22,9 @@ struct MlaGenLimits {
   // each request's kv_len is capped to its share, so the cost of a case stays bounded whatever
   // heads, widths and batch were drawn. 0: no bound.
   double max_oracle_flops = 0.0;
-  // Draw only the shapes MLA decode kernels take (device_shapes_only()): 16-bit q and O, a 16-bit
-  // or fp8 e4m3 cache, Lv <= 512, rope <= 64. Device properties, mutate and the run's property
+  // Draw only the shapes MLA decode kernels take (device_shape()): 16-bit O, 16-bit q against a
+  // 16-bit or fp8 e4m3 cache or fp8 q against a cache of its own fp8 type, Lv <= 512, rope <= 64.
+  // Device properties, mutate and the run's property
   // sweep set it, so their budget goes to cases that run, and refusals are drawn only by the test
   // that checks refusals. Off: everything validate() accepts (f32 tensors, rope up to 128), which
   // the oracle's own properties cover.
@@ -56,7 +57,8 @@ bool device_shape(const MlaDecodeProblem& p);
 // 128, past short requests' tokens; cache lengths from the kernels'
 // geometry (see gen_kv_len) and, rarely, the 16k boundary; block sizes 1, 16, 64 and random 1..128;
 // (Lv, rope) of real models and random multiples of 16; every dtype combination validate()
-// accepts, or with device_shapes_only the 16-bit and fp8 ones kernels take; random fills take the
+// accepts, or with device_shapes_only the 16-bit and fp8 ones kernels take (fp8 queries, of their
+// cache's type, for one fp8 cache in three either way); random fills take the
 // uniform profile in half the cases and the shaped ones (sink, extreme: core/fill_profile.hpp) in a
 // quarter each, a shaped fp8 cache with a kv_scale of 2^-8..2^8; with past_4gib_percent,
 // blocks placed past 4 GiB of pool; with sequence_percent, decode sequences (gen_sequence in the

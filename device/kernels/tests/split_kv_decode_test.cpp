@@ -1,8 +1,8 @@
 // The split-KV kernels against the Eigen oracle on small problems that walk the kernels'
 // geometry: KV tile edges (1, 2, 15, 16, 17 tokens), value and rope tile widths (16-byte and
 // element-wise row loads), every dtype, q_len 1..8, head padding, block sizes, and split counts
-// that leave splits empty. Partial buffers are poisoned with NaN, so an empty split whose partial
-// were read would show. SKIPPED where no GPU is present.
+// that leave splits empty, fp8 queries. Partial buffers are poisoned with NaN, so an empty split whose
+// partial were read would show. SKIPPED where no GPU is present.
 #include "device/kernels/split_kv_decode.hpp"
 
 #include <gtest/gtest.h>
@@ -23,6 +23,7 @@
 #include "device/platform/device_buffer.hpp"
 #include "device/platform/device_info.hpp"
 #include "device/platform/poison.hpp"
+#include "device/tests/fp8_query_cases.hpp"
 #include "device/tests/requires_device.hpp"
 #include "reference/head_padding.hpp"
 #include "reference/mla_decode_reference.hpp"
@@ -217,6 +218,38 @@ TEST_F(SplitKvDecodeTest, ModelShapes) {
   MlaDecodeProblem mistral = problem(32, 256, 64, {513, 40}, {1, 4});  // Mistral-Small-4: Lk 320
   mistral.block_size = 64;
   expect_matches_oracle(mistral);
+}
+
+// fp8 queries against a cache of their type (issue 16): widened to bf16 in shared memory, scores
+// scaled by scale * kv_scale * q_scale, judged by the tight rule of P in bf16
+// (device/tests/fp8_query_cases.hpp lists what the problems cover), on one split, three and the
+// automatic count.
+TEST_F(SplitKvDecodeTest, Fp8QueriesMatchTheOracle) {
+  for (const MlaDecodeProblem& p : test::fp8_query_kernel_problems()) {
+    const MlaDecodeInputs in = make_inputs(p);
+    for (int splits : {1, 3, 0}) {
+      const int n = splits > 0 ? splits
+                               : split_kv_num_splits(p, device_info().compute_units,
+                                                     split_kv_max_row_tiles(p.q_dtype, p.kv_dtype));
+      SCOPED_TRACE(to_repro(p) + " num_splits=" + std::to_string(n));
+      const DeviceOutputs got = run_split_kv(p, in, n);
+      EXPECT_TRUE(got.canaries.intact()) << got.canaries.describe();
+      EXPECT_EQ(got.o_unwritten, 0u);
+      EXPECT_EQ(got.lse_unwritten, 0u);
+      EXPECT_TRUE(test::matches_oracle_as_declared(p, in, got.o, got.lse));
+    }
+  }
+}
+
+// The check above cannot pass a kernel that drops q_scale: the same launch handed a q_scale of 1
+// (scores of the codes scaled by scale * kv_scale alone) fails it on every problem.
+TEST_F(SplitKvDecodeTest, Fp8QueriesWithoutTheirScaleFail) {
+  for (const MlaDecodeProblem& p : test::fp8_query_kernel_problems()) {
+    SCOPED_TRACE(to_repro(p));
+    const MlaDecodeInputs in = make_inputs(p);
+    const DeviceOutputs got = run_split_kv(test::ignoring_q_scale(p), in, 3);
+    EXPECT_FALSE(test::matches_oracle_as_declared(p, in, got.o, got.lse));
+  }
 }
 
 TEST_F(SplitKvDecodeTest, SplitCountsIncludingEmptySplits) {

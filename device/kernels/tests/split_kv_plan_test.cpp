@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
 #include "core/mla_problem.hpp"
@@ -128,6 +129,9 @@ TEST(SplitKvPlan, ShapeCarriesPaddedHeadsAndScales) {
   p.tp = 8;  // 8 heads per rank, padded to 16
   p.kv_dtype = DType::fp8_e4m3fnuz;
   p.kv_scale = 0.25f;
+  EXPECT_EQ(split_kv_shape(p, 7).q_scale, 1.0f);
+  p.q_dtype = DType::fp8_e4m3fnuz;  // fp8 queries with a scale of their own (issue 16)
+  p.q_scale = 0.3f;
   const SplitKvShape s = split_kv_shape(p, 7);
   EXPECT_EQ(s.batch, 2);
   EXPECT_EQ(s.total_q_tokens, 4);
@@ -138,6 +142,8 @@ TEST(SplitKvPlan, ShapeCarriesPaddedHeadsAndScales) {
   EXPECT_EQ(s.kv_dtype, DType::fp8_e4m3fnuz);
   EXPECT_FLOAT_EQ(s.scale, static_cast<float>(p.scale));
   EXPECT_EQ(s.kv_scale, 0.25f);
+  EXPECT_EQ(s.q_dtype, DType::fp8_e4m3fnuz);
+  EXPECT_EQ(s.q_scale, 0.3f);
   EXPECT_EQ(s.num_splits, 7);
   EXPECT_EQ(split_kv_unsupported(s), std::nullopt);
 }
@@ -190,6 +196,11 @@ TEST(SplitKvPlan, SupportsEveryModelShape) {
     s.q_dtype = DType::f16;
     s.o_dtype = DType::f16;
     EXPECT_EQ(split_kv_unsupported(s), std::nullopt) << to_string(kv);
+    if (is_fp8(kv)) {  // fp8 queries against their own cache type (issue 16), any positive scale
+      s.q_dtype = kv;
+      s.q_scale = 0.013671875f;
+      EXPECT_EQ(split_kv_unsupported(s), std::nullopt) << to_string(kv);
+    }
   }
 }
 
@@ -215,8 +226,25 @@ TEST(SplitKvPlan, RefusesWhatNoKernelHandles) {
   s.padded_heads = 24;
   expect_refused(s, "padded_heads=24");
   s = ok;
+  s.q_dtype = DType::f32;
+  expect_refused(s, "q_dtype=f32");
+  // fp8 queries run only against a cache of their own fp8 type: a bf16 cache, or the other fp8
+  // variant, has no kernel instance.
+  s = ok;
   s.q_dtype = DType::fp8_e4m3fn;
   expect_refused(s, "q_dtype=fp8_e4m3fn");
+  expect_refused(s, "kv_dtype=bf16");
+  s.kv_dtype = DType::fp8_e4m3fnuz;
+  expect_refused(s, "kv_dtype=fp8_e4m3fnuz");
+  s.kv_dtype = DType::fp8_e4m3fn;
+  EXPECT_EQ(split_kv_unsupported(s), std::nullopt);
+  for (float bad : {0.0f, -1.0f, std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
+    s.q_scale = bad;
+    expect_refused(s, "q_scale");
+  }
+  s = ok;
+  s.q_scale = 2.0f;  // a scale on bf16 queries, which the kernels would multiply in
+  expect_refused(s, "q_scale");
   s = ok;
   s.kv_dtype = DType::f32;
   expect_refused(s, "kv_dtype=f32");

@@ -24,13 +24,18 @@ struct Widths {
   int rope;
 };
 
-using HeadCase = std::tuple<int, DType, Widths>;  // heads, q and o dtype, latent widths
+using HeadCase = std::tuple<int, DType, Widths>;  // heads, q and o dtype (fp8: q and cache), latent widths
 
 MlaDecodeProblem head_problem(const HeadCase& c) {
   MlaDecodeProblem p;
   p.name = "heads";
   p.total_heads = std::get<0>(c);
   p.q_dtype = p.o_dtype = std::get<1>(c);
+  if (is_fp8(p.q_dtype)) {  // fp8 queries (issue 16) come with a cache of their type; O stays 16-bit
+    p.kv_dtype = p.q_dtype;
+    p.o_dtype = DType::bf16;
+    p.q_scale = 0.3f;
+  }
   p.kv_lora_rank = std::get<2>(c).lv;
   p.rope_dim = std::get<2>(c).rope;
   p.kv_lens = {5, 9, 3};
@@ -61,12 +66,19 @@ void expect_copy_matches(HeadCopy which, const MlaDecodeProblem& p, DType t, con
 
 class HeadPadding : public OnDevice<testing::TestWithParam<HeadCase>> {};
 
-TEST_P(HeadPadding, PadQMatchesHostTwin) {
-  const MlaDecodeProblem p = head_problem(GetParam());
+void expect_pad_q_matches(const MlaDecodeProblem& p) {
   const std::vector<float> q = make_inputs(p).q;
   const std::vector<float> expected = pad_heads(p, std::span<const float>(q), lk(p));
   expect_copy_matches(HeadCopy::pad_q, p, p.q_dtype, q, expected, padded_heads(p), lk(p));
 }
+
+TEST_P(HeadPadding, PadQMatchesHostTwin) { expect_pad_q_matches(head_problem(GetParam())); }
+
+// fp8 queries pad as rows of bytes: Lk 576 and 320 in 16-byte words, Lk 20 in 4-byte and Lk 17 in
+// 1-byte ones (O and LSE are un-padded as for 16-bit queries).
+class Fp8QueryHeadPadding : public HeadPadding {};
+
+TEST_P(Fp8QueryHeadPadding, PadQMatchesHostTwin) { expect_pad_q_matches(head_problem(GetParam())); }
 
 TEST_P(HeadPadding, UnpadOMatchesHostTwin) {
   const MlaDecodeProblem p = head_problem(GetParam());
@@ -96,6 +108,12 @@ std::string head_case_name(const testing::TestParamInfo<HeadCase>& param_info) {
 INSTANTIATE_TEST_SUITE_P(Grid, HeadPadding,
                          testing::Combine(testing::Values(1, 2, 4, 8, 12, 16, 24, 40, 128),
                                           testing::Values(DType::bf16, DType::f16, DType::f32),
+                                          testing::Values(Widths{512, 64}, Widths{256, 64}, Widths{16, 1},
+                                                          Widths{16, 4})),
+                         head_case_name);
+INSTANTIATE_TEST_SUITE_P(Grid, Fp8QueryHeadPadding,
+                         testing::Combine(testing::Values(1, 2, 4, 8, 12, 16, 24),
+                                          testing::Values(DType::fp8_e4m3fn, DType::fp8_e4m3fnuz),
                                           testing::Values(Widths{512, 64}, Widths{256, 64}, Widths{16, 1},
                                                           Widths{16, 4})),
                          head_case_name);

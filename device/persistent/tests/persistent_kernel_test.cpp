@@ -14,6 +14,7 @@
 #include "core/mla_inputs.hpp"
 #include "core/mla_problem.hpp"
 #include "core/tolerance.hpp"
+#include "device/tests/fp8_query_cases.hpp"
 #include "device/tests/requires_device.hpp"
 #include "persistent_run.hpp"
 #include "reference/mla_decode_reference.hpp"
@@ -110,6 +111,34 @@ TEST_F(PersistentKernelTest, PaddedRequestsRunTheirEmptyItems) {
   EXPECT_EQ(expect_matches_oracle(p, 1).split_tiles, 0);
   EXPECT_GT(expect_matches_oracle(p, 40).split_tiles, 0);
   expect_matches_oracle(problem(128, {0, 700}, {2, 1}), 8);  // q tiles of one token
+}
+
+// fp8 queries against a cache of their type (issue 16), judged by the tight rule of P in bf16
+// (device/tests/fp8_query_cases.hpp lists what the problems cover): on one work list (whole tiles,
+// no reduce) and on 40 (long requests cut into pieces, the reduce merging them).
+TEST_F(PersistentKernelTest, Fp8QueriesMatchTheOracle) {
+  for (const MlaDecodeProblem& p : test::fp8_query_kernel_problems()) {
+    const MlaDecodeInputs in = make_inputs(p);
+    for (int num_cus : {1, 40}) {
+      SCOPED_TRACE(to_repro(p) + " num_cus=" + std::to_string(num_cus));
+      const PersistentRun got = run_persistent(p, in, num_cus);
+      EXPECT_TRUE(got.walk.clean()) << got.walk.summary();
+      EXPECT_TRUE(got.canaries.intact()) << got.canaries.describe();
+      EXPECT_EQ(got.o_unwritten, 0u);
+      EXPECT_EQ(got.lse_unwritten, 0u);
+      EXPECT_TRUE(test::matches_oracle_as_declared(p, in, got.o, got.lse));
+    }
+  }
+}
+
+// A persistent launch handed a q_scale of 1 (a kernel that drops it) fails the same check.
+TEST_F(PersistentKernelTest, Fp8QueriesWithoutTheirScaleFail) {
+  for (const MlaDecodeProblem& p : test::fp8_query_kernel_problems()) {
+    SCOPED_TRACE(to_repro(p));
+    const MlaDecodeInputs in = make_inputs(p);
+    const PersistentRun got = run_persistent(test::ignoring_q_scale(p), in, 40);
+    EXPECT_FALSE(test::matches_oracle_as_declared(p, in, got.o, got.lse));
+  }
 }
 
 TEST_F(PersistentKernelTest, ValueAndRopeWidths) {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "device/kernels/split_kv_plan.hpp"
 
 namespace mlacheck::kernels {
@@ -34,9 +36,31 @@ TEST(PersistentShape, RefusesWhatTheHeadTileKernelsRefuse) {
     ASSERT_NE(why, std::nullopt) << lv << " " << rope;
     EXPECT_EQ(why, split_kv_unsupported(split_kv_shape(p, 1)));
   }
+  // fp8 queries (issue 16): against a cache of their own fp8 type only, the same rule and reason as
+  // split-KV's.
   PersistentShape fp8_q = persistent_shape(problem(16, 512, 64));
   fp8_q.q_dtype = DType::fp8_e4m3fn;
+  const auto why = persistent_unsupported(fp8_q);
+  ASSERT_NE(why, std::nullopt);
+  EXPECT_NE(why->find("kv_dtype=bf16"), std::string::npos) << *why;
+  fp8_q.kv_dtype = DType::fp8_e4m3fnuz;
   EXPECT_NE(persistent_unsupported(fp8_q), std::nullopt);
+  fp8_q.q_scale = 0.0f;
+  fp8_q.kv_dtype = DType::fp8_e4m3fn;
+  EXPECT_NE(persistent_unsupported(fp8_q), std::nullopt);
+}
+
+TEST(PersistentShape, Fp8QueriesCarryTheirScale) {
+  MlaDecodeProblem p = problem(8, 512, 64);
+  p.q_dtype = p.kv_dtype = DType::fp8_e4m3fnuz;
+  p.kv_scale = 0.5f;
+  p.q_scale = 0.3f;
+  const PersistentShape s = persistent_shape(with_defaults(p));
+  EXPECT_EQ(s.q_dtype, DType::fp8_e4m3fnuz);
+  EXPECT_EQ(s.q_scale, 0.3f);
+  EXPECT_EQ(s.kv_scale, 0.5f);
+  EXPECT_EQ(persistent_unsupported(s), std::nullopt);
+  EXPECT_EQ(persistent_shape(problem(8, 512, 64)).q_scale, 1.0f);
 }
 
 TEST(PersistentShape, WorkspaceFollowsThePlan) {
