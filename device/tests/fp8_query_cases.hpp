@@ -89,4 +89,26 @@ inline testing::AssertionResult matches_oracle_as_declared(const MlaDecodeProble
                                      << ls.max_abs_err << " at " << ls.worst_index << "; " << tol.lse.rule;
 }
 
+// A kernel test's run (o, lse, o_unwritten, lse_unwritten, canaries) of fp8-query problem p: every
+// output written, every canary intact, O and LSE within the declared rule.
+template <class Run>
+void expect_fp8_query_run_matches_oracle(const MlaDecodeProblem& p, const MlaDecodeInputs& in, const Run& got) {
+  EXPECT_TRUE(got.canaries.intact()) << got.canaries.describe();
+  EXPECT_EQ(got.o_unwritten, 0u);
+  EXPECT_EQ(got.lse_unwritten, 0u);
+  EXPECT_TRUE(matches_oracle_as_declared(p, in, got.o, got.lse));
+}
+
+// Runs every problem as a kernel that drops q_scale would (run(problem handed q_scale 1, the
+// problem's inputs) -> a run as above): the check must fail each.
+template <class RunFn>
+void expect_every_run_without_q_scale_fails(RunFn&& run) {
+  for (const MlaDecodeProblem& p : fp8_query_kernel_problems()) {
+    SCOPED_TRACE(to_repro(p));
+    const MlaDecodeInputs in = make_inputs(p);
+    const auto got = run(ignoring_q_scale(p), in);
+    EXPECT_FALSE(matches_oracle_as_declared(p, in, got.o, got.lse));
+  }
+}
+
 }  // namespace mlacheck::test

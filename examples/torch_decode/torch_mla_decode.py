@@ -1,8 +1,9 @@
 """A pure PyTorch MLA decode, tested by mlacheck through its Python API (example (b)).
 
 It reads the case's inputs as torch tensors in backend_abi.h's layouts: q [total_q_tokens, heads,
-lk] and the paged latent cache [num_blocks, block_size, lk] (bf16/f16 tensors; fp8 caches as
-torch's fp8 dtype where torch has one, else uint8 codes decoded through a 256-entry table),
+lk] and the paged latent cache [num_blocks, block_size, lk] (bf16/f16 tensors; fp8 caches, and fp8
+queries against them, as torch's fp8 dtype where torch has one, else uint8 codes decoded through a
+256-entry table, each dequantised with its per-tensor scale),
 gathers each request's tokens through its block table row, attends causally (query token i of a
 request with q_len tokens sees the first kv_len - q_len + i + 1 tokens), and returns O in
 o_dtype and LSE in natural log. Scores and softmax in float32, as GPU kernels accumulate.
@@ -42,21 +43,21 @@ def _fp8_table(dtype_name: str, device) -> torch.Tensor:
     return _FP8_TABLES[key]
 
 
-def cache_values(cache: torch.Tensor, dtype_name: str, kv_scale: float) -> torch.Tensor:
-    """The cache as float32 values: fp8 codes dequantised with the per-tensor scale."""
+def dequantised(tensor: torch.Tensor, dtype_name: str, scale: float) -> torch.Tensor:
+    """q or the cache as float32 values: fp8 codes dequantised with their per-tensor scale."""
     if dtype_name.startswith("fp8"):
-        if cache.dtype == torch.uint8:  # torch without fp8 dtypes hands out the codes
-            values = _fp8_table(dtype_name, cache.device)[cache.long()]
+        if tensor.dtype == torch.uint8:  # torch without fp8 dtypes hands out the codes
+            values = _fp8_table(dtype_name, tensor.device)[tensor.long()]
         else:
-            values = cache.to(torch.float32)
-        return values * kv_scale
-    return cache.to(torch.float32)
+            values = tensor.to(torch.float32)
+        return values * scale
+    return tensor.to(torch.float32)
 
 
 def attend(t, problem) -> tuple[torch.Tensor, torch.Tensor]:
     """(O float32 [total_q_tokens, heads, Lv], LSE float32 [total_q_tokens, heads]) of torch inputs."""
-    q = t.q.to(torch.float32)
-    cache = cache_values(t.kv_cache, problem.kv_dtype, problem.kv_scale)
+    q = dequantised(t.q, problem.q_dtype, problem.q_scale)  # q_scale is 1 for 16-bit queries
+    cache = dequantised(t.kv_cache, problem.kv_dtype, problem.kv_scale)
     lv = problem.kv_lora_rank
     block_size = problem.block_size
     kv_lens = t.kv_lens.tolist()

@@ -232,11 +232,7 @@ TEST_F(SplitKvDecodeTest, Fp8QueriesMatchTheOracle) {
                                : split_kv_num_splits(p, device_info().compute_units,
                                                      split_kv_max_row_tiles(p.q_dtype, p.kv_dtype));
       SCOPED_TRACE(to_repro(p) + " num_splits=" + std::to_string(n));
-      const DeviceOutputs got = run_split_kv(p, in, n);
-      EXPECT_TRUE(got.canaries.intact()) << got.canaries.describe();
-      EXPECT_EQ(got.o_unwritten, 0u);
-      EXPECT_EQ(got.lse_unwritten, 0u);
-      EXPECT_TRUE(test::matches_oracle_as_declared(p, in, got.o, got.lse));
+      test::expect_fp8_query_run_matches_oracle(p, in, run_split_kv(p, in, n));
     }
   }
 }
@@ -244,12 +240,8 @@ TEST_F(SplitKvDecodeTest, Fp8QueriesMatchTheOracle) {
 // The check above cannot pass a kernel that drops q_scale: the same launch handed a q_scale of 1
 // (scores of the codes scaled by scale * kv_scale alone) fails it on every problem.
 TEST_F(SplitKvDecodeTest, Fp8QueriesWithoutTheirScaleFail) {
-  for (const MlaDecodeProblem& p : test::fp8_query_kernel_problems()) {
-    SCOPED_TRACE(to_repro(p));
-    const MlaDecodeInputs in = make_inputs(p);
-    const DeviceOutputs got = run_split_kv(test::ignoring_q_scale(p), in, 3);
-    EXPECT_FALSE(test::matches_oracle_as_declared(p, in, got.o, got.lse));
-  }
+  test::expect_every_run_without_q_scale_fails(
+      [](const MlaDecodeProblem& p, const MlaDecodeInputs& in) { return run_split_kv(p, in, 3); });
 }
 
 TEST_F(SplitKvDecodeTest, SplitCountsIncludingEmptySplits) {

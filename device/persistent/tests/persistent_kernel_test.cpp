@@ -123,22 +123,15 @@ TEST_F(PersistentKernelTest, Fp8QueriesMatchTheOracle) {
       SCOPED_TRACE(to_repro(p) + " num_cus=" + std::to_string(num_cus));
       const PersistentRun got = run_persistent(p, in, num_cus);
       EXPECT_TRUE(got.walk.clean()) << got.walk.summary();
-      EXPECT_TRUE(got.canaries.intact()) << got.canaries.describe();
-      EXPECT_EQ(got.o_unwritten, 0u);
-      EXPECT_EQ(got.lse_unwritten, 0u);
-      EXPECT_TRUE(test::matches_oracle_as_declared(p, in, got.o, got.lse));
+      test::expect_fp8_query_run_matches_oracle(p, in, got);
     }
   }
 }
 
 // A persistent launch handed a q_scale of 1 (a kernel that drops it) fails the same check.
 TEST_F(PersistentKernelTest, Fp8QueriesWithoutTheirScaleFail) {
-  for (const MlaDecodeProblem& p : test::fp8_query_kernel_problems()) {
-    SCOPED_TRACE(to_repro(p));
-    const MlaDecodeInputs in = make_inputs(p);
-    const PersistentRun got = run_persistent(test::ignoring_q_scale(p), in, 40);
-    EXPECT_FALSE(test::matches_oracle_as_declared(p, in, got.o, got.lse));
-  }
+  test::expect_every_run_without_q_scale_fails(
+      [](const MlaDecodeProblem& p, const MlaDecodeInputs& in) { return run_persistent(p, in, 40); });
 }
 
 TEST_F(PersistentKernelTest, ValueAndRopeWidths) {
