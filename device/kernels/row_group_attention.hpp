@@ -40,7 +40,7 @@ struct AttentionParams {
   int rope;
   int value_tile;     // value_tile_width(lv), or next_pow2(Lk) under tile-width-from-lk
   int rope_tile;      // rope_tile_width(rope), or 0 under tile-width-from-lk
-  float score_scale;  // softmax scale * kv_scale: scores are taken against the cache codes
+  float score_scale;  // softmax scale * kv_scale * q_scale (core/code_scales.hpp): scores are taken against the codes
   float value_scale;  // kv_scale, applied once to the normalised output
   bool q_vector;      // q rows can be read in aligned 16-byte chunks
   bool kv_vector;     // cache rows likewise
