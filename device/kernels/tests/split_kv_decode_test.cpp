@@ -230,7 +230,7 @@ TEST_F(SplitKvDecodeTest, Fp8QueriesMatchTheOracle) {
     for (int splits : {1, 3, 0}) {
       const int n = splits > 0 ? splits
                                : split_kv_num_splits(p, device_info().compute_units,
-                                                     split_kv_max_row_tiles(p.q_dtype, p.kv_dtype));
+                                                     split_kv_row_tile_policy(p.q_dtype, p.kv_dtype));
       SCOPED_TRACE(to_repro(p) + " num_splits=" + std::to_string(n));
       test::expect_fp8_query_run_matches_oracle(p, in, run_split_kv(p, in, n));
     }
