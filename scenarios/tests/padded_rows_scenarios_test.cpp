@@ -19,7 +19,9 @@ namespace {
 // The compute-unit counts of the GPUs the kill matrix runs on (H100 SXM, MI300X) and every row-tile
 // limit a platform and dtype give: the automatic split count must leave the trigger in place on all.
 constexpr int kComputeUnits[] = {132, 304};
-constexpr int kRowTileLimits[] = {1, 2, 4};
+// What the kernels of a platform hold: CDNA's one row tile, a 2- or 4-tile limit, and Hopper's four
+// with one-tile blocks two per SM.
+constexpr kernels::RowTilePolicy kRowTilePolicies[] = {{1, 1}, {2, 1}, {4, 1}, {4, 2}};
 
 std::vector<Scenario> rows_of(Fault fault) {
   std::vector<Scenario> out;
@@ -75,10 +77,11 @@ TEST(PaddedRowScenarios, R2RowsLeaveRowsWithEmptySplitsAtEveryAutomaticSplitCoun
     EXPECT_EQ(s.upstream, "R2") << s.id;
     const MlaDecodeProblem& p = problem_of(s);
     for (int cus : kComputeUnits) {
-      for (int row_tiles : kRowTileLimits) {
-        const int splits = kernels::split_kv_num_splits(p, cus, row_tiles);
+      for (const kernels::RowTilePolicy& policy : kRowTilePolicies) {
+        const int splits = kernels::split_kv_num_splits(p, cus, policy);
         EXPECT_GT(empty_row_splits(p, splits), 0)
-            << s.id << ": " << splits << " splits on " << cus << " CUs, row tiles " << row_tiles;
+            << s.id << ": " << splits << " splits on " << cus << " CUs, row tiles " << policy.max_row_tiles
+            << ", one-tile blocks per CU " << policy.one_tile_blocks_per_cu;
       }
     }
   }
