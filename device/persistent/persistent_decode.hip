@@ -23,17 +23,10 @@ void require_pointer(const void* ptr, const char* name) {
   if (ptr == nullptr) refuse(std::string(name) + " is null");
 }
 
-// The row groups of an item of at most min(tile_tokens, max_q_len) tokens. Each has its own block
-// beside the others of its work list, as split-KV's blocks are side by side.
+// The row groups of an item of at most min(tile_tokens, max_q_len) tokens.
 RowGroups persistent_row_groups(const PersistentShape& s, int tile_tokens, int max_q_len) {
   return row_groups(s.padded_heads, std::min(tile_tokens, max_q_len), row_tile_policy(s.q_dtype, s.kv_dtype));
 }
-
-// Blocks per work list: one per row group of an item of min(tile_tokens, max_q_len) tokens.
-int token_groups(int tile_tokens, int max_q_len, const RowGroups& g) {
-  return (std::min(tile_tokens, max_q_len) + g.tokens - 1) / g.tokens;
-}
-int head_groups(const PersistentShape& s, const RowGroups& g) { return s.padded_heads / kHeadTile / g.head_tiles; }
 
 // The plan must be one metadata_info made: the grid sizes come from it.
 void check_plan(const MetadataInfo& plan) {
@@ -94,9 +87,7 @@ int persistent_block_slots(const PersistentShape& s, int max_q_len, int compute_
   if (per_cu < 1) {
     throw std::runtime_error("persistent MLA decode: the runtime reports an occupancy of 0 blocks per CU");
   }
-  // A work list takes one resident block per row group of an item.
-  const int list_blocks = token_groups(q_tile_tokens(s.padded_heads), std::max(max_q_len, 1), g) * head_groups(s, g);
-  return std::max(1, per_cu * compute_units / list_blocks);
+  return per_cu * compute_units;
 }
 
 void launch_mla_decode_persistent(const PersistentArgs& a, StreamHandle stream_handle) {
@@ -132,14 +123,7 @@ void launch_mla_decode_persistent(const PersistentArgs& a, StreamHandle stream_h
   p.partial_o = a.partial_o;
   p.partial_lse = a.partial_lse;
   p.padded_heads = s.padded_heads;
-  p.token_groups = token_groups(a.plan.q_tile_tokens, a.plan.max_q_len, p.groups);
-  p.head_groups = head_groups(s, p.groups);
   p.o_f16 = s.o_dtype == DType::f16;
-  const std::int64_t grid = std::int64_t{a.plan.num_cus} * p.token_groups * p.head_groups;
-  if (grid > std::numeric_limits<std::int32_t>::max()) {
-    refuse(std::to_string(a.plan.num_cus) + " work lists x " + std::to_string(p.token_groups * p.head_groups) +
-           " row groups exceed one grid dimension");
-  }
 
   const auto launch = [&](auto q_tag, auto kv_tag, auto tiles) {
     using Q = typename decltype(q_tag)::type;
@@ -148,7 +132,7 @@ void launch_mla_decode_persistent(const PersistentArgs& a, StreamHandle stream_h
     const auto kernel = persistent_decode_kernel<Q, KV, kRowTiles>;
     const std::size_t shared_bytes = attention_shared_bytes<Q, KV, kRowTiles>();
     allow_shared_bytes(reinterpret_cast<const void*>(kernel), shared_bytes);
-    kernel<<<static_cast<unsigned>(grid), kAttentionThreads, shared_bytes, stream>>>(p);
+    kernel<<<static_cast<unsigned>(a.plan.num_cus), kAttentionThreads, shared_bytes, stream>>>(p);
   };
   with_attention_kernel(s.q_dtype, s.kv_dtype, p.groups.row_tiles, launch,
                         a.faults.has(Fault::supports_accepts_mixed_dtypes));

@@ -32,10 +32,9 @@ struct PersistentArgs {
   FaultSet faults;
 };
 
-// Work lists the persistent kernel runs at once for `s` and a batch whose longest request has
-// max_q_len query tokens on the current device: compute_units x the occupancy per CU/SM of the
-// kernel instance its row groups take, over the blocks that walk one list side by side (one per
-// head group). This is the num_cus to plan with (metadata_info). Throws
+// Resident blocks of the persistent kernel for `s` and a batch whose longest request has max_q_len
+// query tokens on the current device: compute_units x the occupancy per CU/SM of the kernel
+// instance its row groups take. This is the num_cus to plan with (metadata_info). Throws
 // std::invalid_argument for a shape persistent_unsupported() refuses, GpuError when the runtime
 // query fails, std::runtime_error when the kernel cannot be resident at all.
 int persistent_block_slots(const PersistentShape& s, int max_q_len, int compute_units);

@@ -1,12 +1,10 @@
 #pragma once
-// The persistent MLA decode kernel: each work list work_info_set[work_indptr[list] .. [list + 1])
-// of the planner's num_cus lists is walked by token_groups x head_groups blocks side by side, one
-// per row group of an item (blockIdx.x = (list * token_groups + token group) * head_groups + head
-// group). A work item is (request, q tile, kv range) for every padded head (plan_layout.hpp); a
-// block attends its row group (row_group_attention.hpp, the machinery split-KV uses: the group's
-// query tokens x head tiles, each KV tile staged once for all its rows), each row to the part of the
-// item's kv range it sees, and idles through an item too short for its token group. The blocks of
-// one list read the same KV at the same time, so all but the first read mostly come from L2. Unsplit items (partial_qo_loc = -1) write the final O and LSE; items of a split tile
+// The persistent MLA decode kernel: one block per resident block slot (the planner's num_cus)
+// walks its work list work_info_set[work_indptr[slot] .. [slot + 1]). A work item is (request,
+// q tile, kv range) for every padded head (plan_layout.hpp); the block attends the item's query
+// tokens x head tiles in row groups (row_group_attention.hpp, the machinery split-KV uses: each
+// group's KV tiles are staged once for all its rows), each row to the part of the item's kv range
+// it sees. Unsplit items (partial_qo_loc = -1) write the final O and LSE; items of a split tile
 // write fp32 partial rows at partial_qo_loc that the reduce kernel merges.
 //
 // Causal rule from the item alone: query token r sees flat kv positions
@@ -41,8 +39,6 @@ struct PersistentParams {
   float* partial_o;                 // [partial rows, padded_heads, lv]
   float* partial_lse;               // [partial rows, padded_heads]
   int padded_heads;
-  int token_groups;  // row groups of an item's tokens (of one head group)
-  int head_groups;   // row groups of a token's heads
   // O in f16, else bf16: a run-time choice at the final store, the only place the dtype matters,
   // so the kernel has as many instances as split-KV stage 1 rather than twice as many.
   bool o_f16;
@@ -56,49 +52,48 @@ __global__ void __launch_bounds__(kAttentionThreads, (RowGroupAttention<Q, KV, k
   auto& shared = *reinterpret_cast<typename Attention::Shared*>(dynamic_shared);
   const int lk = p.attention.lv + p.attention.rope;
   const int lv = p.attention.lv;
+  const int head_tiles = p.padded_heads / kHeadTile;
   const RowGroups g = p.groups;
-  const int list = static_cast<int>(blockIdx.x) / (p.token_groups * p.head_groups);
-  const int token_offset = static_cast<int>(blockIdx.x) / p.head_groups % p.token_groups * g.tokens;
-  const int head_tile0 = static_cast<int>(blockIdx.x) % p.head_groups * g.head_tiles;
-  const std::int32_t first = p.work_indptr[list];
-  const std::int32_t last = p.work_indptr[list + 1];
+  const std::int32_t first = p.work_indptr[blockIdx.x];
+  const std::int32_t last = p.work_indptr[blockIdx.x + 1];
   // Every branch below depends on the item only, so the whole block takes it together and the
   // barriers inside the attention are reached by all threads.
   for (std::int32_t w = first; w < last; ++w) {
     const WorkItem item = p.work_items[w];
     const bool split = item.partial_qo_loc >= 0;
     const std::int32_t request_last_token = p.qo_indptr[item.batch + 1] - 1;
-    const std::int32_t token0 = item.qo_start + token_offset;
-    if (token0 < item.qo_end) {
-      RowTiles<kRowTiles> rows;
-      std::int64_t n_tokens = 0;
+    for (std::int32_t token0 = item.qo_start; token0 < item.qo_end; token0 += g.tokens) {
+      for (int head_tile0 = 0; head_tile0 < head_tiles; head_tile0 += g.head_tiles) {
+        RowTiles<kRowTiles> rows;
+        std::int64_t n_tokens = 0;
 #pragma unroll
-      for (int r = 0; r < kRowTiles; ++r) {
-        const std::int32_t token = token0 + r / g.head_tiles;
-        if (r >= g.head_tiles * g.tokens || token >= item.qo_end) continue;
-        const int head0 = (head_tile0 + r % g.head_tiles) * kHeadTile;
-        const std::int64_t horizon = std::int64_t{item.kv_end} + item.kv_offset - (request_last_token - token);
-        const std::int64_t seen = (horizon < item.kv_end ? horizon : std::int64_t{item.kv_end}) - item.kv_start;
-        const std::int32_t out_token = split ? item.partial_qo_loc + (token - item.qo_start) : token;
-        rows.tile[r].q = static_cast<const Q*>(p.q) + (std::int64_t{token} * p.padded_heads + head0) * lk;
-        rows.tile[r].out_row = std::int64_t{out_token} * p.padded_heads + head0;
-        rows.tile[r].limit = static_cast<int>(seen > 0 ? seen : 0);
-        n_tokens = n_tokens > seen ? n_tokens : seen;
-      }
-      const auto state = Attention::attend(shared, p.attention, rows, p.kv_indices + item.kv_start, n_tokens);
-      // Packed row (token, head): O at row * lv, LSE at row, in the partial or the final buffers.
-      if (split) {
-        Attention::template write<float>(shared, state, p.attention, [&](std::int64_t row) {
-          return RowTileOut<float>{p.partial_o + row * lv, lv, p.partial_lse + row, 1};
-        });
-      } else if (p.o_f16) {
-        Attention::template write<f16_t>(shared, state, p.attention, [&](std::int64_t row) {
-          return RowTileOut<f16_t>{static_cast<f16_t*>(p.o) + row * lv, lv, p.lse + row, 1};
-        });
-      } else {
-        Attention::template write<bf16_t>(shared, state, p.attention, [&](std::int64_t row) {
-          return RowTileOut<bf16_t>{static_cast<bf16_t*>(p.o) + row * lv, lv, p.lse + row, 1};
-        });
+        for (int r = 0; r < kRowTiles; ++r) {
+          const std::int32_t token = token0 + r / g.head_tiles;
+          if (r >= g.head_tiles * g.tokens || token >= item.qo_end) continue;
+          const int head0 = (head_tile0 + r % g.head_tiles) * kHeadTile;
+          const std::int64_t horizon = std::int64_t{item.kv_end} + item.kv_offset - (request_last_token - token);
+          const std::int64_t seen = (horizon < item.kv_end ? horizon : std::int64_t{item.kv_end}) - item.kv_start;
+          const std::int32_t out_token = split ? item.partial_qo_loc + (token - item.qo_start) : token;
+          rows.tile[r].q = static_cast<const Q*>(p.q) + (std::int64_t{token} * p.padded_heads + head0) * lk;
+          rows.tile[r].out_row = std::int64_t{out_token} * p.padded_heads + head0;
+          rows.tile[r].limit = static_cast<int>(seen > 0 ? seen : 0);
+          n_tokens = n_tokens > seen ? n_tokens : seen;
+        }
+        const auto state = Attention::attend(shared, p.attention, rows, p.kv_indices + item.kv_start, n_tokens);
+        // Packed row (token, head): O at row * lv, LSE at row, in the partial or the final buffers.
+        if (split) {
+          Attention::template write<float>(shared, state, p.attention, [&](std::int64_t row) {
+            return RowTileOut<float>{p.partial_o + row * lv, lv, p.partial_lse + row, 1};
+          });
+        } else if (p.o_f16) {
+          Attention::template write<f16_t>(shared, state, p.attention, [&](std::int64_t row) {
+            return RowTileOut<f16_t>{static_cast<f16_t*>(p.o) + row * lv, lv, p.lse + row, 1};
+          });
+        } else {
+          Attention::template write<bf16_t>(shared, state, p.attention, [&](std::int64_t row) {
+            return RowTileOut<bf16_t>{static_cast<bf16_t*>(p.o) + row * lv, lv, p.lse + row, 1};
+          });
+        }
       }
     }
   }

@@ -1,7 +1,7 @@
-// The work lists a persistent plan is sized for (persistent_block_slots): the runtime's occupancy
+// The block slots a persistent plan is sized for (persistent_block_slots): the runtime's occupancy
 // of the kernel instance a shape's row groups take, which must be the blocks per CU the row-tile
 // policy promises the planners (two one-tile blocks per SM on Hopper: 128 registers and 111 KB
-// each), over the blocks that walk one list side by side (one per row group of an item).
+// each; one block of more row tiles).
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -38,15 +38,14 @@ TEST_F(PersistentSlotsTest, OneTileBlocksShareACuAsThePolicySays) {
   EXPECT_EQ(slots(8, 1), cus * policy.one_tile_blocks_per_cu);  // padded to one tile of 16
 }
 
-TEST_F(PersistentSlotsTest, ListsTakeOneBlockPerRowGroupOfAnItem) {
+TEST_F(PersistentSlotsTest, BlocksOfMoreRowTilesHoldAnSmAlone) {
   const int cus = device_info().compute_units;
   const int max_tiles = split_kv_row_tile_policy(DType::bf16, DType::bf16).max_row_tiles;
   if (max_tiles < 4) GTEST_SKIP() << "this GPU's kernels hold " << max_tiles << " row tile(s) per block";
-  EXPECT_EQ(slots(64, 1), cus);  // one four-tile group per item, one block per SM
-  // 128 heads: two head groups of four tiles, walked side by side.
-  EXPECT_EQ(slots(128, 1), cus / 2);
-  // 16 heads at q_len 8: items of 8 tokens, two token groups of four tiles.
-  EXPECT_EQ(slots(16, 8), cus / 2);
+  EXPECT_EQ(slots(32, 1), cus);   // two row tiles
+  EXPECT_EQ(slots(64, 1), cus);   // four
+  EXPECT_EQ(slots(128, 1), cus);  // four, two head groups walked one after the other
+  EXPECT_EQ(slots(16, 8), cus);   // four tokens of 16 heads per group
 }
 
 }  // namespace
