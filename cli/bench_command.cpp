@@ -41,9 +41,7 @@ void compare_paths(std::vector<BenchRow>& rows, int compute_units) {
   const std::string split = "." + std::string(to_string(DecodePath::split_kv));
   for (BenchRow& r : rows) {
     const std::string& name = r.problem.name;
-    if (name.size() < persistent.size() || name.compare(name.size() - persistent.size(), persistent.size(), persistent) != 0) {
-      continue;
-    }
+    if (!name.ends_with(persistent)) continue;
     const std::string twin = name.substr(0, name.size() - persistent.size()) + split;
     for (const BenchRow& other : rows) {
       if (other.problem.name == twin && other.timing.median_us > 0.0) r.over_split = r.timing.median_us / other.timing.median_us;
@@ -64,13 +62,14 @@ void print_table(const std::vector<BenchRow>& rows, double copy_gbps) {
     return t.what.empty() ? std::string() : t.what + (t.met ? " (met)" : " (missed)");
   };
   for (const BenchRow& r : rows) {
+    const std::string target_verdict = verdict(r.target);
     const std::string path_verdict = verdict(r.path_target);
     char over[16] = "";
     if (r.over_split > 0.0) std::snprintf(over, sizeof over, "%.3f", r.over_split);
     std::printf("%-28s %-10s %6d %10.1f %9.1f %6.1f%% %9.1f  %-8s %8s  %s%s%s\n", r.problem.name.c_str(),
                 r.timing.path.c_str(), r.timing.work_count, r.timing.median_us, r.gbps, 100.0 * r.copy_fraction,
                 r.tflops, r.check.c_str(), over,
-                verdict(r.target).c_str(), path_verdict.empty() || verdict(r.target).empty() ? "" : "; ",
+                target_verdict.c_str(), path_verdict.empty() || target_verdict.empty() ? "" : "; ",
                 path_verdict.c_str());
   }
   if (copy_gbps > 0.0) std::printf("copy bandwidth measured in this run: %.1f GB/s (bytes read + written)\n", copy_gbps);
