@@ -22,13 +22,16 @@ inline constexpr int kAttentionThreads = 256;
 // Hopper: 228 KB of shared memory per SM. A block of one row tile takes two 32-token stages and
 // fits twice (113 KB, 128 registers a thread), so one block's barrier chain and softmax hide behind
 // the other's copies and matrix work; split q and P (mixed dtypes) take four stages in one block
-// per SM. Two row tiles (three stages) and four (64 rows of q, 75 KB, two stages) fit once.
+// per SM. Two row tiles (three stages) and four (64 rows of q, 75 KB, two stages) fit once. An fp8
+// cache's stages hold its bytes (19 KB a tile) beside one tile of widened codes, so two row tiles
+// keep four tiles in flight and four row tiles three.
 inline constexpr int kStageTokens = 32;
 inline constexpr int kPlatformMaxRowTiles = 4;
 inline constexpr int kPlatformSharedPerCu = 228 * 1024;
 inline constexpr int kReservedSharedPerBlock = 1024;  // the runtime's own, beside the kernel's
 constexpr int blocks_per_cu(int row_tiles, bool mixed) { return row_tiles == 1 && !mixed ? 2 : 1; }
-constexpr int stage_count(int row_tiles, bool mixed) {
+constexpr int stage_count(int row_tiles, bool mixed, bool fp8_cache) {
+  if (fp8_cache) return row_tiles >= 4 ? 3 : (row_tiles == 2 ? 4 : 2);
   return row_tiles >= 4 ? 2 : (row_tiles == 2 ? 3 : (mixed ? 4 : 2));
 }
 #else
@@ -39,20 +42,29 @@ inline constexpr int kPlatformMaxRowTiles = 1;
 inline constexpr int kPlatformSharedPerCu = 64 * 1024;
 inline constexpr int kReservedSharedPerBlock = 0;
 constexpr int blocks_per_cu(int /*row_tiles*/, bool /*mixed*/) { return 1; }
-constexpr int stage_count(int /*row_tiles*/, bool mixed) { return mixed ? 1 : 2; }
+constexpr int stage_count(int /*row_tiles*/, bool mixed, bool /*fp8_cache*/) { return mixed ? 1 : 2; }
 #endif
 
 // Codes per staged latent row at most: the value tile, the rope tile, and 8 codes that shift each
 // row by 16 bytes against the last, so the 8 row addresses of a matrix load hit different banks.
 inline constexpr int kRowPad = 8;
 inline constexpr int kMaxRowCodes = kMaxValueTile + kMaxRopeTile + kRowPad;
+// Bytes per staged fp8 row at most: values and rope each in whole 32-byte steps of the fp8 matrix
+// products, and 16 bytes that shift each row's banks as kRowPad does.
+inline constexpr int kByteRowPad = 16;
+inline constexpr int kMaxRowBytes = kMaxValueTile + kMaxRopeTile + kByteRowPad;
 
-template <int kRowTiles, bool kMixed>
+template <int kRowTiles, bool kMixed, bool kFp8Cache = false>
 struct AttentionGeometry {
   static_assert(kRowTiles == 1 || kRowTiles == 2 || kRowTiles == 4);
+  static_assert(!(kMixed && kFp8Cache), "mixed dtypes are two 16-bit types");
   static constexpr int kRows = kHeadTile * kRowTiles;
   static constexpr int kWarps = kAttentionThreads / mma::kLanes;
-  static constexpr int kStages = stage_count(kRowTiles, kMixed);
+  // KV tiles in flight. A 16-bit cache's stages hold the MMA codes themselves; an fp8 cache's hold
+  // its bytes, widened each tile into the one tile of codes the products read (kCodeTiles).
+  static constexpr int kStages = stage_count(kRowTiles, kMixed, kFp8Cache);
+  static constexpr int kCodeTiles = kFp8Cache ? 1 : kStages;
+  static constexpr int kByteStages = kFp8Cache ? kStages : 0;
   static constexpr int kBlocksPerCu = blocks_per_cu(kRowTiles, kMixed);
   // Mixed q and KV dtypes: q and P are each held as a high and a low part in the MMA type.
   static constexpr int kPlanes = kMixed ? 2 : 1;
@@ -91,12 +103,22 @@ struct RowTiles {
   RowTile tile[kRowTiles];
 };
 
-// Shared memory of a row group's attention, reused from one row group to the next.
-template <int kRowTiles, bool kMixed>
+// The byte stages of an fp8 cache's KV tiles (none for a 16-bit cache).
+template <int kByteStages>
+struct KvByteStages {
+  Chunk16 tile[kByteStages][kStageTokens * kMaxRowBytes / 16];
+};
+template <>
+struct KvByteStages<0> {};
+
+// Shared memory of a row group's attention, reused from one row group to the next. fp8 q for the
+// fp8 score products is staged as bytes in q[0].
+template <int kRowTiles, bool kMixed, bool kFp8Cache = false>
 struct AttentionShared {
-  using G = AttentionGeometry<kRowTiles, kMixed>;
+  using G = AttentionGeometry<kRowTiles, kMixed, kFp8Cache>;
   Chunk16 q[G::kPlanes][G::kRows * kMaxRowCodes / 8];
-  Chunk16 kv[G::kStages][kStageTokens * kMaxRowCodes / 8];
+  Chunk16 kv[G::kCodeTiles][kStageTokens * kMaxRowCodes / 8];
+  KvByteStages<G::kByteStages> kv_bytes;
   float scores[G::kScoreKGroups][G::kRows][G::kScoreStride];
   Chunk16 p[G::kPlanes][G::kRows * G::kPStride / 8];
   float row_score_scale[G::kRows];  // softmax scale x log2(e), over the row's q scale when mixed
@@ -112,10 +134,10 @@ struct AttentionShared {
 };
 
 // Whether the blocks_per_cu blocks of an instance fit one CU's shared memory together.
-template <int kRowTiles, bool kMixed>
+template <int kRowTiles, bool kMixed, bool kFp8Cache = false>
 inline constexpr bool kSharedFitsTheCu =
-    AttentionGeometry<kRowTiles, kMixed>::kBlocksPerCu *
-        (sizeof(AttentionShared<kRowTiles, kMixed>) + kReservedSharedPerBlock) <=
+    AttentionGeometry<kRowTiles, kMixed, kFp8Cache>::kBlocksPerCu *
+        (sizeof(AttentionShared<kRowTiles, kMixed, kFp8Cache>) + kReservedSharedPerBlock) <=
     std::size_t{kPlatformSharedPerCu};
 
 }  // namespace mlacheck::kernels

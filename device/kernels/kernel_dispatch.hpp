@@ -169,6 +169,7 @@ inline AttentionParams attention_params(const void* q, DType q_dtype, const void
   t.value_scale = faults.has(Fault::value_scale_k_times_v) ? scales.kv_scale * scales.kv_scale : scales.kv_scale;
   t.q_vector = rows_vector_loadable(q, lv + rope, q_dtype);
   t.kv_vector = rows_vector_loadable(kv_cache, lv + rope, kv_dtype);
+  t.fp8_scores = q_dtype == DType::fp8_e4m3fn && kv_dtype == DType::fp8_e4m3fn && fp8_steps_fit(lv, rope, tiles);
   return t;
 }
 

@@ -29,6 +29,11 @@ struct LatentLayout {
   int stride;       // codes per staged row
   int value_steps;  // 16-wide steps holding values: lv / 16
   int k_steps;      // value steps, then rope steps: ceil(rope / 16)
+  // fp8 rows staged as bytes, at the same offsets: values and rope each padded with zeros to whole
+  // 32-wide steps (the fp8 matrix products' k), then kByteRowPad.
+  int byte_stride;
+  int fp8_value_steps;  // ceil(lv / 32)
+  int fp8_k_steps;      // fp8 value steps, then ceil(rope / 32) rope steps
 
   __device__ LatentLayout(int lv_, int rope_, int value_tile_, int rope_tile)
       : lv(lv_),
@@ -37,13 +42,24 @@ struct LatentLayout {
         value_tile(value_tile_),
         stride(value_tile_ + (rope_tile + 15) / 16 * 16 + kRowPad),
         value_steps(lv_ / 16),
-        k_steps(lv_ / 16 + (rope_ + 15) / 16) {}
+        k_steps(lv_ / 16 + (rope_ + 15) / 16),
+        byte_stride(value_tile_ + max_int((rope_tile + 15) / 16 * 16, (rope_ + 31) / 32 * 32) + kByteRowPad),
+        fp8_value_steps((lv_ + 31) / 32),
+        fp8_k_steps((lv_ + 31) / 32 + (rope_ + 31) / 32) {}
 
   // Staged offset of the step-th 16-wide step of Lk.
   __device__ int k_offset(int step) const { return step < value_steps ? 16 * step : value_tile + 16 * (step - value_steps); }
+  // Staged offset of the step-th 32-wide step of Lk in fp8 bytes.
+  __device__ int fp8_k_offset(int step) const {
+    return step < fp8_value_steps ? 32 * step : value_tile + 32 * (step - fp8_value_steps);
+  }
   // Staged offset of element e of a latent row.
   __device__ int staged_index(int e) const { return e < lv ? e : value_tile + (e - lv); }
+
+ private:
+  static __device__ int max_int(int a, int b) { return a > b ? a : b; }
 };
+
 
 // Zeros the codes between the rope and its last 16-wide step in `rows` staged rows.
 __device__ inline void zero_rope_padding(std::uint16_t* tile, int rows, const LatentLayout& layout) {
@@ -61,6 +77,7 @@ __device__ inline void zero_rope_padding(std::uint16_t* tile, int rows, const La
 inline constexpr int kCopyLanes = 32;
 inline constexpr int kCopyGroups = kAttentionThreads / kCopyLanes;
 inline constexpr int kChunksPerLane = ((kMaxValueTile + kMaxRopeTile) / 8 + kCopyLanes - 1) / kCopyLanes;
+inline constexpr int kByteChunksPerLane = ((kMaxValueTile + kMaxRopeTile) / 16 + kCopyLanes - 1) / kCopyLanes;
 
 // Element offset in a global row of T of this thread's k-th chunk; offsets past Lk mean none (no
 // chunk straddles values and rope: lv % 16 == 0).
@@ -152,21 +169,123 @@ __device__ void stage_split_q_rows(std::uint16_t* hi_tile, std::uint16_t* lo_til
   if (tid < kRows) row_score_scale[tid] = score_scale / row_scale(tid);
 }
 
+// Zeros what the 32-wide fp8 steps read past the values and past the rope, in `rows` byte rows
+// (no copy writes there).
+__device__ inline void zero_fp8_step_padding(std::uint8_t* tile, int rows, const LatentLayout& layout) {
+  const int value_pad = layout.fp8_value_steps * 32 - layout.lv;
+  const int rope_pad = (layout.fp8_k_steps - layout.fp8_value_steps) * 32 - layout.rope;
+  const int pad = value_pad + rope_pad;
+  if (pad == 0) return;
+  for (int idx = static_cast<int>(threadIdx.x); idx < rows * pad; idx += kAttentionThreads) {
+    const int r = idx / pad;
+    const int i = idx - r * pad;
+    tile[r * layout.byte_stride + (i < value_pad ? layout.lv + i : layout.value_tile + layout.rope + i - value_pad)] = 0;
+  }
+}
+
+// Stages the q rows of each row tile as their own fp8 bytes, for the fp8 score products, as
+// stage_q_rows places 16-bit codes: 16-byte chunks through copy16_async when `vector`, else byte by
+// byte (zeros where a tile has no q).
+template <class Q, int kRows>
+__device__ void stage_q_bytes(std::uint8_t* tile, const LatentLayout& layout, bool vector, const void* const* tile_q,
+                              const void* fallback) {
+  static_assert(sizeof(Q) == 1);
+  const int tid = static_cast<int>(threadIdx.x);
+  if (vector) {
+    for (int r = tid / kCopyLanes; r < kRows; r += kCopyGroups) {
+      const Q* tile_rows = static_cast<const Q*>(tile_q[r / kHeadTile]);
+      const bool present = tile_rows != nullptr;
+      const Q* row = present ? tile_rows + (r % kHeadTile) * layout.lk : static_cast<const Q*>(fallback);
+      for (int e0 = lane_chunk<Q>(0); e0 < layout.lk; e0 += kCopyLanes * kChunkElems<Q>) {
+        copy16_async(tile + r * layout.byte_stride + layout.staged_index(e0), row + e0, present);
+      }
+    }
+  } else {
+    for (int idx = tid; idx < kRows * layout.lk; idx += kAttentionThreads) {
+      const int r = idx / layout.lk;
+      const int e = idx - r * layout.lk;
+      const Q* row = static_cast<const Q*>(tile_q[r / kHeadTile]);
+      tile[r * layout.byte_stride + layout.staged_index(e)] = row != nullptr ? row[(r % kHeadTile) * layout.lk + e].bits : 0;
+    }
+  }
+}
+
+// Global row of cache slot `slot` (>= 0). `offset_32bit` is fault cache-offset-32bit (UPSTREAM R4,
+// aiter #5765): the byte offset formed in 32 bits, so rows past 4 GiB are read from 4 GiB lower.
+template <class KV>
+__device__ inline const KV* cache_row(const KV* cache, std::int32_t slot, int lk, bool offset_32bit) {
+  return cache + (offset_32bit ? wrapped_cache_row_offset(slot, lk, static_cast<int>(sizeof(KV)))
+                               : cache_row_offset(slot, lk));
+}
+
+// Stages the rows of one KV tile of an fp8 cache as their bytes (row r from slot slots[r], zeros
+// where slots[r] < 0): aligned rows in 16-byte copies that complete after the caller's wait and
+// barrier, as stage_kv_tile's 16-bit copies do; unaligned rows byte by byte. widen_kv_tile turns
+// them into codes of the MMA type.
+static_assert(kStageTokens % kCopyGroups == 0);
+template <class KV>
+__device__ void stage_kv_bytes(std::uint8_t* tile, const LatentLayout& layout, bool vector, bool offset_32bit,
+                               const KV* cache, const std::int32_t* slots) {
+  static_assert(sizeof(KV) == 1);
+  const int tid = static_cast<int>(threadIdx.x);
+  if (vector) {
+    constexpr int kRows = kStageTokens / kCopyGroups;
+    const KV* row[kRows];
+    bool present[kRows];
+#pragma unroll
+    for (int i = 0; i < kRows; ++i) {
+      const std::int32_t slot = slots[tid / kCopyLanes + kCopyGroups * i];
+      present[i] = slot >= 0;
+      row[i] = cache_row(cache, slot < 0 ? 0 : slot, layout.lk, offset_32bit);
+    }
+#pragma unroll
+    for (int i = 0; i < kRows; ++i) {
+      std::uint8_t* dst = tile + (tid / kCopyLanes + kCopyGroups * i) * layout.byte_stride;
+#pragma unroll
+      for (int k = 0; k < kByteChunksPerLane; ++k) {
+        const int e0 = lane_chunk<KV>(k);
+        if (e0 < layout.lk) copy16_async(dst + layout.staged_index(e0), row[i] + e0, present[i]);
+      }
+    }
+  } else {
+    for (int idx = tid; idx < kStageTokens * layout.lk; idx += kAttentionThreads) {
+      const int r = idx / layout.lk;
+      const int e = idx - r * layout.lk;
+      const std::int32_t slot = slots[r];
+      tile[r * layout.byte_stride + layout.staged_index(e)] =
+          slot >= 0 ? cache_row(cache, slot, layout.lk, offset_32bit)[e].bits : 0;
+    }
+  }
+}
+
+// Widens a tile of fp8 byte rows into codes of S at the same offsets: the values, and the rope too
+// unless `values_only` (the fp8 score products read the rope as bytes). Whole 16-byte chunks: a
+// rope that ends inside one widens the byte tile's zeros after it.
+template <class S, class KV>
+__device__ void widen_kv_tile(std::uint16_t* codes, const std::uint8_t* bytes, const LatentLayout& layout,
+                              bool values_only) {
+  const int tid = static_cast<int>(threadIdx.x);
+  const int value_chunks = layout.lv / 16;
+  const int chunks = value_chunks + (values_only ? 0 : (layout.rope + 15) / 16);
+  for (int r = tid / kCopyLanes; r < kStageTokens; r += kCopyGroups) {
+    for (int c = tid % kCopyLanes; c < chunks; c += kCopyLanes) {
+      const int e0 = c < value_chunks ? 16 * c : layout.value_tile + 16 * (c - value_chunks);
+      store_widened_chunk<S, KV>(*reinterpret_cast<const Chunk16*>(bytes + r * layout.byte_stride + e0),
+                                 codes + r * layout.stride + e0);
+    }
+  }
+}
+
 // Stages the KV rows of one tile: row r from cache slot slots[r], zeros where slots[r] < 0 (past
 // the range: P = 0 there must not meet a stale NaN). A 16-bit cache in aligned rows goes through
 // copy16_async; fp8 rows are widened through registers; unaligned rows element by element.
 // Rows start at 64-bit offsets (core/cache_offsets.hpp): a pool passes 4 GiB long before its
-// 32-bit slots run out. `offset_32bit` is fault cache-offset-32bit (UPSTREAM R4, aiter #5765):
-// the byte offset formed in 32 bits, so rows past 4 GiB are read from 4 GiB lower.
-static_assert(kStageTokens % kCopyGroups == 0);
+// 32-bit slots run out (cache_row).
 template <class KV, class S>
 __device__ void stage_kv_tile(std::uint16_t* tile, const LatentLayout& layout, bool vector, bool offset_32bit,
                               const KV* cache, const std::int32_t* slots) {
   const int tid = static_cast<int>(threadIdx.x);
-  const auto row_of = [&](std::int32_t slot) {
-    return cache + (offset_32bit ? wrapped_cache_row_offset(slot, layout.lk, static_cast<int>(sizeof(KV)))
-                                 : cache_row_offset(slot, layout.lk));
-  };
+  const auto row_of = [&](std::int32_t slot) { return cache_row(cache, slot, layout.lk, offset_32bit); };
   if (vector) {
     // The rows' slots are read and their addresses formed first, so the copies of all the rows
     // issue back to back instead of each row waiting for its slot's shared-memory load.

@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "core/dtype_convert.hpp"
+#include "device/kernels/fp8_widen.hpp"
 
 namespace mlacheck::kernels {
 
@@ -40,9 +41,8 @@ template <class S, class T>
 __device__ inline std::uint16_t staged_code(T v) {
   if constexpr (std::is_same_v<S, T>) {
     return v.bits;
-  } else if constexpr (std::is_same_v<S, bf16_t>) {
-    // A decoded fp8 value has 16 zero low bits: its top half is its bf16 code (NaN included).
-    return static_cast<std::uint16_t>(float_bits(to_float(v)) >> 16);
+  } else if constexpr (is_fp8_type_v<T>) {
+    return widened_fp8_code<S, T>(v.bits);
   } else {
     return from_float<S>(to_float(v)).bits;
   }
@@ -59,8 +59,8 @@ __device__ inline void store_widened_chunk(const Chunk16& src, std::uint16_t* ds
   Chunk16 widened[2];
 #pragma unroll
   for (int i = 0; i < 16; i += 2) {
-    const std::uint32_t lo = staged_code<S>(T{static_cast<std::uint8_t>(chunk_byte(src, i))});
-    const std::uint32_t hi = staged_code<S>(T{static_cast<std::uint8_t>(chunk_byte(src, i + 1))});
+    const std::uint32_t lo = widened_fp8_code<S, T>(chunk_byte(src, i));
+    const std::uint32_t hi = widened_fp8_code<S, T>(chunk_byte(src, i + 1));
     widened[i / 8].word[(i % 8) / 2] = lo | (hi << 16);
   }
   reinterpret_cast<Chunk16*>(dst)[0] = widened[0];

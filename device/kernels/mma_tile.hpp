@@ -21,7 +21,17 @@
 //   mma::store(acc, p, stride)   p[row * stride + col] = acc (fp32 shared memory)
 // Pointers are shared memory, 16-byte aligned at each of the 16 rows (stride a multiple of 8).
 // Every lane of the fragment group calls each of these together (no lane may have branched away).
+//
+// fp8 e4m3 (fn) products where the GPU has them (MLACHECK_FP8_MMA, mma::kHasFp8Mma: NVIDIA sm_89
+// and later, in the device pass): 16 x 16 x 32 tiles of bytes, Fp8FragA / Fp8FragB through
+// load_a_fp8 / load_bt_fp8 (k counted in bytes), mma_fp8(acc, a, b).
 #include "device/platform/gpu_runtime.hpp"
+
+#if defined(MLACHECK_GPU_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+#define MLACHECK_FP8_MMA 1
+#else
+#define MLACHECK_FP8_MMA 0
+#endif
 
 #if defined(MLACHECK_GPU_CUDA)
 #include "device/kernels/mma_tile_mma_sync.hpp"

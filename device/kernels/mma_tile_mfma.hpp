@@ -19,6 +19,7 @@
 namespace mlacheck::kernels::mma {
 
 inline constexpr int kLanes = mfma::kLanes;
+inline constexpr bool kHasFp8Mma = false;  // gfx942 MFMA fp8 not used yet
 
 __device__ inline int lane() { return static_cast<int>(threadIdx.x) % kLanes; }
 __device__ inline int warp() { return static_cast<int>(threadIdx.x) / kLanes; }

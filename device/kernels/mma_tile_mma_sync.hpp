@@ -19,6 +19,7 @@
 namespace mlacheck::kernels::mma {
 
 inline constexpr int kLanes = 32;
+inline constexpr bool kHasFp8Mma = MLACHECK_FP8_MMA != 0;
 
 __device__ inline int lane() { return static_cast<int>(threadIdx.x) % kLanes; }
 __device__ inline int warp() { return static_cast<int>(threadIdx.x) / kLanes; }
@@ -46,7 +47,7 @@ __device__ inline std::uint32_t shared_address(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
 
-__device__ inline void ldmatrix_x4(std::uint32_t (&r)[4], const std::uint16_t* row_address) {
+__device__ inline void ldmatrix_x4(std::uint32_t (&r)[4], const void* row_address) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                : "r"(shared_address(row_address)));
@@ -76,6 +77,20 @@ __device__ inline void mma_m16n8k16(float& d0, float& d1, float& d2, float& d3, 
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
   }
 }
+
+#if MLACHECK_FP8_MMA
+// D = A B from zero: the caller adds D to its fp32 accumulator. Ada's and Hopper's fp8 products
+// keep about 13 mantissa bits of an accumulator they are given (SageAttention2, DeepSeek-V3
+// 3.5.2), so the running sum never goes through them.
+__device__ inline void mma_m16n8k32_e4m3(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
+                                         std::uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%10, %10, %10, %10};\n"
+      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1), "f"(0.0f));
+}
+#endif
 
 }  // namespace detail
 
@@ -111,6 +126,45 @@ __device__ inline void mma(Acc& acc, const FragA<T>& a, const FragB<T>& b) {
   detail::mma_m16n8k16<T>(acc.v[0], acc.v[1], acc.v[2], acc.v[3], a.r, b.r[0], b.r[1]);
   detail::mma_m16n8k16<T>(acc.v[4], acc.v[5], acc.v[6], acc.v[7], a.r, b.r[2], b.r[3]);
 }
+
+// fp8 e4m3 (fn) operands of 16 x 16 x 32 tile products (two mma.sync.m16n8k32), bytes in shared
+// memory, 16-byte aligned rows. The fragments hold, per lane, the 4 bytes (m or n g, k 4t .. 4t+3)
+// and (k 16 + 4t ..) of each 16 x 32 or 32 x 8 operand (PTX ISA, "mma.m16n8k32"): the pairs of 16-bit
+// values that ldmatrix hands out over 16-byte rows, so the 16-bit address patterns serve unchanged
+// with k counted in bytes.
+struct Fp8FragA {
+  std::uint32_t r[4];
+};
+struct Fp8FragB {
+  std::uint32_t r[4];
+};
+
+// A (m, k) = p[m * stride + k]: matrices rows 0-7 / 8-15 by q % 2, bytes 0-15 / 16-31 by q / 2.
+__device__ inline Fp8FragA load_a_fp8(const std::uint8_t* p, int stride) {
+  const int l = lane();
+  Fp8FragA a;
+  detail::ldmatrix_x4(a.r, p + (l % 8 + 8 * ((l / 8) % 2)) * stride + 16 * (l / 16));
+  return a;
+}
+
+// B (k, n) = p[n * stride + k]: matrices n 0-7 / 8-15 by q / 2, bytes 0-15 / 16-31 by q % 2.
+__device__ inline Fp8FragB load_bt_fp8(const std::uint8_t* p, int stride) {
+  const int l = lane();
+  Fp8FragB b;
+  detail::ldmatrix_x4(b.r, p + (l % 8 + 8 * (l / 16)) * stride + 16 * ((l / 8) % 2));
+  return b;
+}
+
+#if MLACHECK_FP8_MMA
+// acc += A B, each half's product formed from zero and added in fp32.
+__device__ inline void mma_fp8(Acc& acc, const Fp8FragA& a, const Fp8FragB& b) {
+  float d[2][4];
+  detail::mma_m16n8k32_e4m3(d[0], a.r, b.r[0], b.r[1]);
+  detail::mma_m16n8k32_e4m3(d[1], a.r, b.r[2], b.r[3]);
+#pragma unroll
+  for (int i = 0; i < Acc::kElems; ++i) acc.v[i] += d[i / 4][i % 4];
+}
+#endif
 
 // Each lane's column pairs are adjacent: one 8-byte store per pair (stride even).
 __device__ inline void store(const Acc& acc, float* p, int stride) {

@@ -44,6 +44,9 @@ struct AttentionParams {
   float value_scale;  // kv_scale, applied once to the normalised output
   bool q_vector;      // q rows can be read in aligned 16-byte chunks
   bool kv_vector;     // cache rows likewise
+  // q and cache in fp8 e4m3fn with rows the fp8 steps fit (fp8_steps_fit): the scores come from the
+  // fp8 matrix products where the GPU has them (mma::kHasFp8Mma), from the widened codes elsewhere.
+  bool fp8_scores;
   // The precision faults switched on (precision_fault_points.hpp: PrecisionFaultBit); 0 for the
   // correct kernels.
   std::uint32_t precision;
@@ -64,9 +67,14 @@ template <class Q, class KV, int kRowTiles>
 struct RowGroupAttention {
   using S = mma_type_t<Q, KV>;
   static constexpr bool kMixed = splits_q_v<Q, KV>;
-  using G = AttentionGeometry<kRowTiles, kMixed>;
-  using Shared = AttentionShared<kRowTiles, kMixed>;
-  static_assert(kSharedFitsTheCu<kRowTiles, kMixed>, "the blocks meant to share a CU do not fit its shared memory");
+  static constexpr bool kFp8Cache = sizeof(KV) == 1;
+  using G = AttentionGeometry<kRowTiles, kMixed, kFp8Cache>;
+  using Shared = AttentionShared<kRowTiles, kMixed, kFp8Cache>;
+  static_assert(kSharedFitsTheCu<kRowTiles, kMixed, kFp8Cache>,
+                "the blocks meant to share a CU do not fit its shared memory");
+  // The instances that can take the fp8 score products on this target.
+  static constexpr bool kFp8ScoresCompiled =
+      mma::kHasFp8Mma && std::is_same_v<Q, fp8_e4m3fn_t> && std::is_same_v<KV, fp8_e4m3fn_t>;
   static constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
   static constexpr float kLog2e = 1.4426950408889634f;
 
@@ -84,6 +92,7 @@ struct RowGroupAttention {
                                  const std::int32_t* slots, std::int64_t n_tokens) {
     const int tid = static_cast<int>(threadIdx.x);
     const LatentLayout layout(p.lv, p.rope, p.value_tile, p.rope_tile);
+    const bool fp8_scores = kFp8ScoresCompiled && p.fp8_scores;
     const int n_tiles = static_cast<int>((n_tokens + kStageTokens - 1) / kStageTokens);
     const auto fetch_slot = [&](int tile) -> std::int32_t {
       const std::int64_t pos = std::int64_t{tile} * kStageTokens + tid;
@@ -105,10 +114,16 @@ struct RowGroupAttention {
       const std::int32_t slot = fetch_slot(s);
       if (tid < kStageTokens) sh.slot_ring[s][tid] = slot;
     }
+    if (fp8_scores) {
+      zero_fp8_step_padding(q_bytes(sh), G::kRows, layout);  // q's bytes take the q tile
+    } else {
 #pragma unroll
-    for (int plane = 0; plane < G::kPlanes; ++plane) zero_rope_padding(q_tile(sh, plane), G::kRows, layout);
+      for (int plane = 0; plane < G::kPlanes; ++plane) zero_rope_padding(q_tile(sh, plane), G::kRows, layout);
+    }
 #pragma unroll
-    for (int s = 0; s < G::kStages; ++s) zero_rope_padding(kv_tile(sh, s), kStageTokens, layout);
+    for (int s = 0; s < G::kCodeTiles; ++s) zero_rope_padding(kv_tile(sh, s), kStageTokens, layout);
+#pragma unroll
+    for (int s = 0; s < G::kByteStages; ++s) zero_fp8_step_padding(kv_bytes(sh, s), kStageTokens, layout);
     const float score_scale = taken_softmax_scale(p.score_scale, p.precision) * kLog2e;
     if (tid < G::kRows) sh.row_score_scale[tid] = score_scale;
     __syncthreads();  // tile_q, the slot ring and the score scales are published
@@ -116,14 +131,19 @@ struct RowGroupAttention {
     if constexpr (kMixed) {
       stage_split_q_rows<Q, S, G::kRows>(q_tile(sh, 0), q_tile(sh, 1), layout, sh.tile_q, sh.row_q_max,
                                          sh.row_score_scale, score_scale);
+    } else if constexpr (kFp8ScoresCompiled) {
+      if (fp8_scores) {
+        stage_q_bytes<Q, G::kRows>(q_bytes(sh), layout, p.q_vector, sh.tile_q, p.kv);
+      } else {
+        stage_q_rows<Q, G::kRows>(q_tile(sh, 0), layout, p.q_vector, sh.tile_q, p.kv);
+      }
     } else {
       stage_q_rows<Q, G::kRows>(q_tile(sh, 0), layout, p.q_vector, sh.tile_q, p.kv);
     }
     const KV* cache = static_cast<const KV*>(p.kv);
 #pragma unroll
     for (int s = 0; s + 1 < G::kStages; ++s) {
-      if (s < n_tiles)
-        stage_kv_tile<KV, S>(kv_tile(sh, s), layout, p.kv_vector, p.cache_offset_32bit, cache, sh.slot_ring[s]);
+      if (s < n_tiles) stage_tile(sh, layout, p, cache, s);
       commit_copies();  // group s: tile s (and q with group 0)
     }
 
@@ -136,26 +156,39 @@ struct RowGroupAttention {
     for (int t = 0; t < n_tiles; ++t) {
       const int buffer = t % G::kStages;
       if constexpr (G::kStages == 1) {
-        stage_kv_tile<KV, S>(kv_tile(sh, 0), layout, p.kv_vector, p.cache_offset_32bit, cache, sh.slot_ring[0]);
+        stage_tile(sh, layout, p, cache, 0);
         commit_copies();
       }
       wait_copies<(G::kStages >= 2 ? G::kStages - 2 : 0)>();  // tile t has landed for this thread
       __syncthreads();  // ... for all; every warp is past tile t - 1, so its buffer may be refilled
       if constexpr (G::kStages >= 2) {
         const int ahead = t + G::kStages - 1;
-        if (ahead < n_tiles) {
-          stage_kv_tile<KV, S>(kv_tile(sh, ahead % G::kStages), layout, p.kv_vector, p.cache_offset_32bit, cache,
-                               sh.slot_ring[ahead % G::kStages]);
-        }
+        if (ahead < n_tiles) stage_tile(sh, layout, p, cache, ahead % G::kStages);
         commit_copies();  // one group per tile, empty past the end, so the wait count holds
       }
       const std::int32_t pending_slot = fetch_slot(t + G::kStages + 1);
 
-      scores(sh, layout, kv_tile(sh, buffer));
+      // The codes the products read: the stage itself, or an fp8 stage widened into the one code
+      // tile (free: every warp is past the previous tile's P V). The fp8 score products read the
+      // keys as bytes, so only the values are widened, and the barrier after the scores publishes them.
+      const std::uint16_t* codes = kv_tile(sh, kFp8Cache ? 0 : buffer);
+      if constexpr (kFp8Cache) {
+        widen_kv_tile<S, KV>(kv_tile(sh, 0), kv_bytes(sh, buffer), layout, fp8_scores);
+        if (!fp8_scores) __syncthreads();
+      }
+      if constexpr (kFp8ScoresCompiled) {
+        if (fp8_scores) {
+          scores_fp8(sh, layout, kv_bytes(sh, buffer));
+        } else {
+          scores(sh, layout, codes);
+        }
+      } else {
+        scores(sh, layout, codes);
+      }
       __syncthreads();
       softmax(sh, t, st, p.precision);
       __syncthreads();
-      accumulate(sh, layout, kv_tile(sh, buffer), t, st);
+      accumulate(sh, layout, codes, t, st);
       if ((p.precision & kRunningOAny) != 0) keep_running_o(st, p.precision);
       // The slots of tile t + kStages, stored once this tile no longer needs the ring entry.
       if (tid < kStageTokens) sh.slot_ring[buffer][tid] = held_slot;
@@ -218,6 +251,25 @@ struct RowGroupAttention {
   static __device__ std::uint16_t* q_tile(Shared& sh, int plane) { return reinterpret_cast<std::uint16_t*>(sh.q[plane]); }
   static __device__ std::uint16_t* kv_tile(Shared& sh, int stage) { return reinterpret_cast<std::uint16_t*>(sh.kv[stage]); }
   static __device__ std::uint16_t* p_tile(Shared& sh, int plane) { return reinterpret_cast<std::uint16_t*>(sh.p[plane]); }
+  static __device__ std::uint8_t* q_bytes(Shared& sh) { return reinterpret_cast<std::uint8_t*>(sh.q[0]); }
+  static __device__ std::uint8_t* kv_bytes(Shared& sh, int stage) {
+    if constexpr (kFp8Cache) {
+      return reinterpret_cast<std::uint8_t*>(sh.kv_bytes.tile[stage]);
+    } else {
+      return nullptr;
+    }
+  }
+
+  // Issues the copies of KV tile `stage` of the ring from its slots: the MMA codes of a 16-bit
+  // cache, the bytes of an fp8 one.
+  static __device__ void stage_tile(Shared& sh, const LatentLayout& layout, const AttentionParams& p, const KV* cache,
+                                    int stage) {
+    if constexpr (kFp8Cache) {
+      stage_kv_bytes<KV>(kv_bytes(sh, stage), layout, p.kv_vector, p.cache_offset_32bit, cache, sh.slot_ring[stage]);
+    } else {
+      stage_kv_tile<KV, S>(kv_tile(sh, stage), layout, p.kv_vector, p.cache_offset_32bit, cache, sh.slot_ring[stage]);
+    }
+  }
 
   // S of this tile: warp (block, k group) sums its k steps of its 16 x 16 tiles into
   // scores[k group]; the softmax adds the groups.
@@ -250,6 +302,44 @@ struct RowGroupAttention {
         mma::store(acc[r][c], &sh.scores[group][row0 + 16 * r][16 * c], G::kScoreStride);
       }
     }
+  }
+
+  // scores() on the fp8 matrix products: q's and the keys' bytes in 32-wide steps, whose zero
+  // padding (zero_fp8_step_padding) adds nothing.
+  static __device__ void scores_fp8(Shared& sh, const LatentLayout& layout, const std::uint8_t* kv) {
+#if MLACHECK_FP8_MMA
+    const int warp = mma::warp();
+    const int block = warp % G::kScoreBlocks;
+    const int group = warp / G::kScoreBlocks;
+    const int row0 = block * G::kScoreRowTiles * kHeadTile;
+    const std::uint8_t* q = q_bytes(sh);
+    mma::Acc acc[G::kScoreRowTiles][G::kScoreColTiles];
+    for (int step = group; step < layout.fp8_k_steps; step += G::kScoreKGroups) {
+      const int k0 = layout.fp8_k_offset(step);
+      mma::Fp8FragB b[G::kScoreColTiles];
+#pragma unroll
+      for (int c = 0; c < G::kScoreColTiles; ++c) {
+        b[c] = mma::load_bt_fp8(kv + 16 * c * layout.byte_stride + k0, layout.byte_stride);
+      }
+#pragma unroll
+      for (int r = 0; r < G::kScoreRowTiles; ++r) {
+        const mma::Fp8FragA a = mma::load_a_fp8(q + (row0 + 16 * r) * layout.byte_stride + k0, layout.byte_stride);
+#pragma unroll
+        for (int c = 0; c < G::kScoreColTiles; ++c) mma::mma_fp8(acc[r][c], a, b[c]);
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < G::kScoreRowTiles; ++r) {
+#pragma unroll
+      for (int c = 0; c < G::kScoreColTiles; ++c) {
+        mma::store(acc[r][c], &sh.scores[group][row0 + 16 * r][16 * c], G::kScoreStride);
+      }
+    }
+#else
+    (void)sh;
+    (void)layout;
+    (void)kv;
+#endif
   }
 
   // Online softmax over tile t: thread (row, columns c0 ..) adds the k groups' partial scores,

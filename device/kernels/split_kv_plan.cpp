@@ -47,6 +47,10 @@ LatentTiles latent_tiles(int lv, int rope, bool from_lk) {
   return {value_tile_width(lv), rope_tile_width(rope)};
 }
 
+bool fp8_steps_fit(int lv, int rope, const LatentTiles& tiles) {
+  return (lv + 31) / 32 * 32 <= tiles.value && tiles.rope >= rope;
+}
+
 RowGroups row_groups(int padded_heads, int max_q_len, const RowTilePolicy& policy) {
   const int head_tiles = std::max(1, padded_heads / kHeadTile);
   const std::int64_t wanted = std::int64_t{head_tiles} * std::max(1, max_q_len);

@@ -62,6 +62,12 @@ struct LatentTiles {
 };
 LatentTiles latent_tiles(int lv, int rope, bool from_lk);
 
+// Whether the fp8 score products (32-wide k steps over fp8 byte rows, latent_staging.hpp) can read
+// rows laid out with these tiles: the values' zero padding to a whole step ends before the rope,
+// and the rope has a tile of its own (under tile-width-from-lk it overlaps the next row, which only
+// the 16-bit codes reproduce).
+bool fp8_steps_fit(int lv, int rope, const LatentTiles& tiles);
+
 // What the attention kernels of a platform hold, for a dtype pair (kernel_dispatch.hpp says it for
 // this build's GPU): at most max_row_tiles row tiles per block, and how many one-tile blocks a
 // CU/SM holds at once (blocks of more row tiles: one).
