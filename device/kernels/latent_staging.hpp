@@ -1,5 +1,6 @@
 #pragma once
-// Staging of latent rows (q rows and KV cache rows) into shared memory as codes of the MMA type S.
+// Staging of latent rows (q rows and KV cache rows) into shared memory as codes of the MMA type S,
+// or, for an fp8 cache (and fp8 q on the fp8 score products), as bytes at the same offsets.
 //
 // Row layout, widths from Lv and R separately (never from Lk, UPSTREAM S5), q and KV alike:
 //   [Lv values | unused to value_tile | R rope | zeros to the next 16 | unused | kRowPad codes]

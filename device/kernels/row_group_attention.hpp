@@ -6,7 +6,9 @@
 // row group of each work item it walks.
 //
 // Per KV tile of kStageTokens tokens (attention_geometry.hpp has the numbers):
-//   1. wait for the tile's copies, barrier; issue the copies of the tile kStages - 1 ahead;
+//   1. wait for the tile's copies, barrier; issue the copies of the tile kStages - 1 ahead; an fp8
+//      cache's bytes are widened into the code tile (the keys too, then a barrier, unless the fp8
+//      score products read them as bytes);
 //   2. S = q k^T on the matrix cores (mma_tile.hpp), the warps' partial sums into shared memory,
 //      barrier;
 //   3. online softmax in fp32 (log2 units), P rounded to the MMA type, barrier;

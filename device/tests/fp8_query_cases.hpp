@@ -18,7 +18,8 @@ namespace mlacheck::test {
 // Both e4m3 variants, q scales that are no powers of two (so where scale * kv_scale * q_scale rounds
 // matters, and dropping it changes every score), head padding (8 heads repeat-interleaved, 12
 // tiled), one to four row tiles, q_len up to 8 and not a power of two, KV tile edges, a padded
-// request, element-wise q rows (Lk 56), Lv 256, an exact fill and the sink profile.
+// request, element-wise q rows (Lk 56), Lv 256, an exact fill and the sink profile. On an H100 the
+// e4m3fn rows take the fp8 score products and the fnuz rows the widened bf16 ones.
 inline std::vector<MlaDecodeProblem> fp8_query_kernel_problems() {
   struct Row {
     int heads, lv, rope;
@@ -41,6 +42,10 @@ inline std::vector<MlaDecodeProblem> fp8_query_kernel_problems() {
       {16, 512, 64, {64, 5}, {4, 1}, DType::fp8_e4m3fn, 1.5f, 0.5f, DType::bf16, FillMode::exact},
       {16, 512, 64, {700, 33}, {1, 2}, DType::fp8_e4m3fnuz, 0.3f, 0.125f, DType::f16, FillMode::random,
        FillProfile::sink},
+      // e4m3fn takes the fp8 score products where the GPU has them: four row tiles, and values and
+      // rope padded to whole 32-wide steps with rows staged byte by byte.
+      {128, 512, 64, {1000, 17}, {1, 2}, DType::fp8_e4m3fn, 5.5f, 0.03125f, DType::f16},
+      {16, 48, 8, {40, 3}, {2, 1}, DType::fp8_e4m3fn, 0.3f, 0.5f, DType::bf16},
   };
   std::vector<MlaDecodeProblem> out;
   for (const Row& r : rows) {

@@ -47,6 +47,17 @@ TEST(SplitKvPlan, TileWidthFromLkFaultPutsBackTheUpstreamChoice) {
   EXPECT_EQ(latent_tiles(512, 0, true).value, latent_tiles(512, 0, false).value);
 }
 
+// The fp8 score products read 32-wide steps: the values' zero padding must end before the rope,
+// and the rope needs its own tile.
+TEST(SplitKvPlan, Fp8StepsFitTheModelWidthsButNotAHalfStepTileOrTheLkFault) {
+  EXPECT_TRUE(fp8_steps_fit(512, 64, latent_tiles(512, 64, false)));
+  EXPECT_TRUE(fp8_steps_fit(256, 64, latent_tiles(256, 64, false)));
+  EXPECT_TRUE(fp8_steps_fit(48, 8, latent_tiles(48, 8, false)));  // padded to 64 values, 32 rope bytes
+  EXPECT_TRUE(fp8_steps_fit(512, 0, latent_tiles(512, 0, false)));
+  EXPECT_FALSE(fp8_steps_fit(16, 64, latent_tiles(16, 64, false)));  // a 32-byte step would reach the rope
+  EXPECT_FALSE(fp8_steps_fit(256, 64, latent_tiles(256, 64, true)));
+}
+
 // Up to max_row_tiles per block, blocks of every size one per CU.
 RowTilePolicy up_to(int max_row_tiles) { return RowTilePolicy{max_row_tiles, 1}; }
 
