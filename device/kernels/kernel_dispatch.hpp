@@ -142,6 +142,14 @@ inline void allow_shared_bytes(const void* kernel, std::size_t bytes) {
   }
 }
 
+// The fp8 variant the platform's fp8 matrix products take (mma::Fp8MmaType): NVIDIA's are OCP
+// e4m3fn, CDNA3's e4m3fnuz.
+#if defined(MLACHECK_GPU_CUDA)
+inline constexpr DType kPlatformFp8MmaDtype = DType::fp8_e4m3fn;
+#else
+inline constexpr DType kPlatformFp8MmaDtype = DType::fp8_e4m3fnuz;
+#endif
+
 // 16-byte loads need 16-byte rows and a 16-byte aligned base.
 inline bool rows_vector_loadable(const void* base, int row_elems, DType t) {
   return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && std::size_t(row_elems) * storage_bytes(t) % 16 == 0;
@@ -169,7 +177,7 @@ inline AttentionParams attention_params(const void* q, DType q_dtype, const void
   t.value_scale = faults.has(Fault::value_scale_k_times_v) ? scales.kv_scale * scales.kv_scale : scales.kv_scale;
   t.q_vector = rows_vector_loadable(q, lv + rope, q_dtype);
   t.kv_vector = rows_vector_loadable(kv_cache, lv + rope, kv_dtype);
-  t.fp8_scores = q_dtype == DType::fp8_e4m3fn && kv_dtype == DType::fp8_e4m3fn && fp8_steps_fit(lv, rope, tiles);
+  t.fp8_scores = q_dtype == kPlatformFp8MmaDtype && kv_dtype == q_dtype && fp8_steps_fit(lv, rope, tiles);
   return t;
 }
 

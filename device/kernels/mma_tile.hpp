@@ -22,9 +22,10 @@
 // Pointers are shared memory, 16-byte aligned at each of the 16 rows (stride a multiple of 8).
 // Every lane of the fragment group calls each of these together (no lane may have branched away).
 //
-// fp8 e4m3 (fn) products where the GPU has them (MLACHECK_FP8_MMA, mma::kHasFp8Mma: NVIDIA sm_89
-// and later, in the device pass): 16 x 16 x 32 tiles of bytes, Fp8FragA / Fp8FragB through
-// load_a_fp8 / load_bt_fp8 (k counted in bytes), mma_fp8(acc, a, b).
+// fp8 e4m3 products where the GPU has them (MLACHECK_FP8_MMA, mma::kHasFp8Mma, in the device pass:
+// NVIDIA sm_89 and later on e4m3fn, CDNA3 gfx94x on e4m3fnuz; mma::Fp8MmaType names the variant):
+// 16 x 16 x 32 tiles of bytes, Fp8FragA / Fp8FragB through load_a_fp8 / load_bt_fp8 (A and B
+// stored as rows, k counted in bytes), mma_fp8(acc, a, b).
 #include "device/platform/gpu_runtime.hpp"
 
 #if defined(MLACHECK_GPU_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890

@@ -20,6 +20,7 @@ namespace mlacheck::kernels::mma {
 
 inline constexpr int kLanes = mfma::kLanes;
 inline constexpr bool kHasFp8Mma = false;  // gfx942 MFMA fp8 not used yet
+using Fp8MmaType = fp8_e4m3fnuz_t;          // CDNA3's variant
 
 __device__ inline int lane() { return static_cast<int>(threadIdx.x) % kLanes; }
 __device__ inline int warp() { return static_cast<int>(threadIdx.x) / kLanes; }

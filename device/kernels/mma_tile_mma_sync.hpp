@@ -20,6 +20,7 @@ namespace mlacheck::kernels::mma {
 
 inline constexpr int kLanes = 32;
 inline constexpr bool kHasFp8Mma = MLACHECK_FP8_MMA != 0;
+using Fp8MmaType = fp8_e4m3fn_t;  // the OCP variant
 
 __device__ inline int lane() { return static_cast<int>(threadIdx.x) % kLanes; }
 __device__ inline int warp() { return static_cast<int>(threadIdx.x) / kLanes; }

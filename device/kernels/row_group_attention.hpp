@@ -46,8 +46,9 @@ struct AttentionParams {
   float value_scale;  // kv_scale, applied once to the normalised output
   bool q_vector;      // q rows can be read in aligned 16-byte chunks
   bool kv_vector;     // cache rows likewise
-  // q and cache in fp8 e4m3fn with rows the fp8 steps fit (fp8_steps_fit): the scores come from the
-  // fp8 matrix products where the GPU has them (mma::kHasFp8Mma), from the widened codes elsewhere.
+  // q and cache in the fp8 variant this platform's fp8 products take (kPlatformFp8MmaDtype) with
+  // rows the fp8 steps fit (fp8_steps_fit): the scores come from those products where the GPU has
+  // them (mma::kHasFp8Mma), from the widened codes elsewhere.
   bool fp8_scores;
   // The precision faults switched on (precision_fault_points.hpp: PrecisionFaultBit); 0 for the
   // correct kernels.
@@ -76,7 +77,7 @@ struct RowGroupAttention {
                 "the blocks meant to share a CU do not fit its shared memory");
   // The instances that can take the fp8 score products on this target.
   static constexpr bool kFp8ScoresCompiled =
-      mma::kHasFp8Mma && std::is_same_v<Q, fp8_e4m3fn_t> && std::is_same_v<KV, fp8_e4m3fn_t>;
+      mma::kHasFp8Mma && std::is_same_v<Q, mma::Fp8MmaType> && std::is_same_v<KV, mma::Fp8MmaType>;
   static constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
   static constexpr float kLog2e = 1.4426950408889634f;
 
