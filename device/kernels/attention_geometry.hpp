@@ -112,13 +112,13 @@ template <>
 struct KvByteStages<0> {};
 
 // Shared memory of a row group's attention, reused from one row group to the next. fp8 q for the
-// fp8 score products is staged as bytes in q[0].
+// fp8 score products is staged as bytes in q[0]. The tiles the matrix loads and the 8- and 16-byte
+// accesses read stay 16-byte aligned (RowGroupAttention asserts it).
 template <int kRowTiles, bool kMixed, bool kFp8Cache = false>
 struct AttentionShared {
   using G = AttentionGeometry<kRowTiles, kMixed, kFp8Cache>;
   Chunk16 q[G::kPlanes][G::kRows * kMaxRowCodes / 8];
   Chunk16 kv[G::kCodeTiles][kStageTokens * kMaxRowCodes / 8];
-  KvByteStages<G::kByteStages> kv_bytes;
   float scores[G::kScoreKGroups][G::kRows][G::kScoreStride];
   Chunk16 p[G::kPlanes][G::kRows * G::kPStride / 8];
   float row_score_scale[G::kRows];  // softmax scale x log2(e), over the row's q scale when mixed
@@ -131,6 +131,9 @@ struct AttentionShared {
   std::int64_t tile_out_row[kRowTiles];
   int tile_limit[kRowTiles];
   const void* tile_q[kRowTiles];
+  // Last: empty for a 16-bit cache, where a member of 1 byte in the middle would misalign the
+  // 8-byte score stores after it.
+  KvByteStages<G::kByteStages> kv_bytes;
 };
 
 // Whether the blocks_per_cu blocks of an instance fit one CU's shared memory together.

@@ -90,16 +90,15 @@ __device__ inline void store_widened_chunk(const Chunk16& src, std::uint16_t* ds
         widened[w / 2].word[(w % 2) * 2 + half] = std::is_same_v<S, f16_t> ? f16x2 : f16x2_to_bf16x2(f16x2);
       }
     }
-    reinterpret_cast<Chunk16*>(dst)[0] = widened[0];
-    reinterpret_cast<Chunk16*>(dst)[1] = widened[1];
-    return;
-  }
+  } else
 #endif
+  {
 #pragma unroll
-  for (int i = 0; i < 16; i += 2) {
-    const std::uint32_t lo = widened_fp8_code<S, T>(chunk_byte(src, i));
-    const std::uint32_t hi = widened_fp8_code<S, T>(chunk_byte(src, i + 1));
-    widened[i / 8].word[(i % 8) / 2] = lo | (hi << 16);
+    for (int i = 0; i < 16; i += 2) {
+      const std::uint32_t lo = widened_fp8_code<S, T>(chunk_byte(src, i));
+      const std::uint32_t hi = widened_fp8_code<S, T>(chunk_byte(src, i + 1));
+      widened[i / 8].word[(i % 8) / 2] = lo | (hi << 16);
+    }
   }
   reinterpret_cast<Chunk16*>(dst)[0] = widened[0];
   reinterpret_cast<Chunk16*>(dst)[1] = widened[1];

@@ -19,6 +19,7 @@
 // computed: the softmax scale in attend(), row max, row sum and the dropped key in softmax(), the
 // accumulator after each tile, the LSE and a split's partial O in write().
 // First: defines __host__ / __device__, which dtype_convert.hpp uses.
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -75,6 +76,9 @@ struct RowGroupAttention {
   using Shared = AttentionShared<kRowTiles, kMixed, kFp8Cache>;
   static_assert(kSharedFitsTheCu<kRowTiles, kMixed, kFp8Cache>,
                 "the blocks meant to share a CU do not fit its shared memory");
+  static_assert(offsetof(Shared, kv) % 16 == 0 && offsetof(Shared, scores) % 16 == 0 &&
+                    offsetof(Shared, p) % 16 == 0 && offsetof(Shared, kv_bytes) % 16 == 0,
+                "tiles read by matrix loads or 8- and 16-byte accesses must be 16-byte aligned");
   // The instances that can take the fp8 score products on this target.
   static constexpr bool kFp8ScoresCompiled =
       mma::kHasFp8Mma && std::is_same_v<Q, mma::Fp8MmaType> && std::is_same_v<KV, mma::Fp8MmaType>;
