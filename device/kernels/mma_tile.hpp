@@ -28,7 +28,20 @@
 // stored as rows, k counted in bytes), mma_fp8(acc, a, b).
 #include "device/platform/gpu_runtime.hpp"
 
+// 1 in the device pass of a target with fp8 products, 0 in every other pass (host passes
+// included): NVIDIA sm_89 and later; CDNA3 (gfx940, gfx941, gfx942) where the compiler has the
+// fp8 MFMA builtin (Debian's hipcc calls clang-15: asked, not assumed, so an older compiler
+// builds the widened-code path instead of failing).
+#if defined(__has_builtin)  // tested apart: `__has_builtin(...)` is a syntax error where undefined
+#if __has_builtin(__builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8)
+#define MLACHECK_HAS_MFMA_FP8_BUILTIN 1
+#endif
+#endif
+
 #if defined(MLACHECK_GPU_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+#define MLACHECK_FP8_MMA 1
+#elif defined(MLACHECK_GPU_HIP) && defined(__HIP_DEVICE_COMPILE__) && \
+    (defined(__gfx940__) || defined(__gfx941__) || defined(__gfx942__)) && defined(MLACHECK_HAS_MFMA_FP8_BUILTIN)
 #define MLACHECK_FP8_MMA 1
 #else
 #define MLACHECK_FP8_MMA 0

@@ -1,13 +1,16 @@
 #pragma once
 // mma_tile.hpp on CDNA (gfx90a, gfx94x; wave64): a 16 x 16 x 16 tile product is one
-// v_mfma_f32_16x16x16bf16_1k or v_mfma_f32_16x16x16f16.
+// v_mfma_f32_16x16x16bf16_1k or v_mfma_f32_16x16x16f16; on CDNA3 (gfx94x, where the compiler has
+// the builtin: MLACHECK_FP8_MMA) a 16 x 16 x 32 fp8 e4m3 fnuz tile product is one
+// v_mfma_f32_16x16x32_fp8_fp8.
 //
 // Which lane holds which value is mfma_fragment_layout.hpp: plain functions of the lane id that
 // this file calls and the host lane model (device/kernels/tests/mfma_lane_model_test.cpp) runs
 // for all 64 lanes against AMD's documented layout. What stays here is what only the GPU has:
-// A and B^T rows are read as one 8-byte ds_read per lane from value 0, B stored as rows of k
-// (P V) as four 2-byte reads down its column (the layout header asserts both steps), and value j
-// of a fragment is element j of the instruction's operand vector. Addresses keep the form
+// A and B^T rows are read as one 8-byte ds_read per lane from value 0 (16-bit values 0-3, or fp8
+// bytes 0-7), B stored as rows of k (P V) as four 2-byte reads down its column (the layout header
+// asserts these steps), and value j of a fragment is element j of the instruction's operand vector
+// (byte j of the fp8 instruction's 64-bit operand). Addresses keep the form
 // p + row * stride + col, which compiles to the same code as before the functions existed.
 // Included through mma_tile.hpp only.
 #include <cstdint>
@@ -19,8 +22,8 @@
 namespace mlacheck::kernels::mma {
 
 inline constexpr int kLanes = mfma::kLanes;
-inline constexpr bool kHasFp8Mma = false;  // gfx942 MFMA fp8 not used yet
-using Fp8MmaType = fp8_e4m3fnuz_t;          // CDNA3's variant
+inline constexpr bool kHasFp8Mma = MLACHECK_FP8_MMA != 0;
+using Fp8MmaType = fp8_e4m3fnuz_t;  // CDNA3's variant
 
 __device__ inline int lane() { return static_cast<int>(threadIdx.x) % kLanes; }
 __device__ inline int warp() { return static_cast<int>(threadIdx.x) / kLanes; }
@@ -89,6 +92,36 @@ __device__ inline void mma(Acc& acc, const FragA<T>& a, const FragB<T>& b) {
     acc.v = __builtin_amdgcn_mfma_f32_16x16x16f16(a.v, b.v, acc.v, 0, 0, 0);
   }
 }
+
+#if MLACHECK_FP8_MMA
+// fp8 e4m3 fnuz operands of 16 x 16 x 32 tile products, bytes in shared memory (k counted in
+// bytes): each lane's 8 bytes are one 64-bit operand, byte j the value the layout functions place.
+static_assert(sizeof(long) == 8, "the fp8 MFMA builtin takes each lane's 8 bytes as a 64-bit long");
+struct Fp8FragA {
+  long v;  // the builtin's operand type
+};
+struct Fp8FragB {
+  long v;
+};
+
+// A (m, k) = p[m * stride + k].
+__device__ inline Fp8FragA load_a_fp8(const std::uint8_t* p, int stride) {
+  const int l = lane();
+  return {*reinterpret_cast<const long*>(p + mfma::fp8_a_row(l, 0) * stride + mfma::fp8_a_col(l, 0))};
+}
+
+// B (k, n) = p[n * stride + k].
+__device__ inline Fp8FragB load_bt_fp8(const std::uint8_t* p, int stride) {
+  const int l = lane();
+  return {*reinterpret_cast<const long*>(p + mfma::fp8_bt_row(l, 0) * stride + mfma::fp8_bt_col(l, 0))};
+}
+
+// acc += A B, acc passed as the instruction's C: CDNA3's fp8 MFMA adds its products to C in fp32,
+// so the running sum keeps fp32 without the NVIDIA side's from-zero product and separate add.
+__device__ inline void mma_fp8(Acc& acc, const Fp8FragA& a, const Fp8FragB& b) {
+  acc.v = __builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8(a.v, b.v, acc.v, 0, 0, 0);
+}
+#endif
 
 __device__ inline void store(const Acc& acc, float* p, int stride) {
   const int l = lane();

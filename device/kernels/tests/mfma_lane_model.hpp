@@ -1,9 +1,11 @@
 #pragma once
 // A host model of one wave64 running the kernels' MFMA tile path (mma_tile_mfma.hpp) for all 64
 // lanes: each lane's fragment loads from a shared-memory image, v_mfma_f32_16x16x16bf16_1k or
-// v_mfma_f32_16x16x16f16, and each lane's accumulator store. Two halves, kept apart on purpose:
-//  - the instruction (mfma_16x16x16): what the matrix core does with the registers of 64 lanes,
-//    written from AMD's documentation, not from the project's layout functions;
+// v_mfma_f32_16x16x16f16 (or, for fp8 e4m3 fnuz bytes, CDNA3's v_mfma_f32_16x16x32_fp8_fp8), and
+// each lane's accumulator store. Two halves, kept apart on purpose:
+//  - the instruction (mfma_16x16x16, mfma_16x16x32_fp8): what the matrix core does with the
+//    registers of 64 lanes, written from AMD's documented layout, not from the project's layout
+//    functions;
 //  - the fragment path (FragmentLayout): where each lane loads from and stores to, the kernels'
 //    own functions of mfma_fragment_layout.hpp (kKernelLayout) or a deliberately broken copy.
 #include <array>
@@ -80,5 +82,42 @@ std::vector<double> plain_product(const TileProblem& problem);
 // Elements of the stored tile that differ from `expected`, plus stray stores and out-of-image
 // accesses: zero means the fragment path computed A B.
 int mismatches(const FragmentPathResult& result, const std::vector<double>& expected);
+
+// fp8 e4m3 fnuz tiles (CDNA3): 8 operand bytes per lane, M = N = 16, K = 32; the accumulator as
+// the 16-bit instructions'.
+inline constexpr int kFp8Bytes = kernels::mma::mfma::kFp8BytesPerLane;
+inline constexpr int kFp8K = kernels::mma::mfma::kFp8K;
+using Fp8OperandRegisters = std::array<std::array<std::uint8_t, kFp8Bytes>, kWave>;
+
+// D = A B + C of one v_mfma_f32_16x16x32_fp8_fp8, on the registers of the whole wave.
+AccRegisters mfma_16x16x32_fp8(const Fp8OperandRegisters& a, const Fp8OperandRegisters& b, const AccRegisters& c);
+
+// The lane index arithmetic of the fp8 fragment path: load_a_fp8, load_bt_fp8 and the store.
+struct Fp8FragmentLayout {
+  ValuePlacement a;    // load_a_fp8: byte j of a lane at (row, col) of A
+  ValuePlacement bt;   // load_bt_fp8: byte j of a lane at (row, col) of B stored as rows of n
+  ValuePlacement acc;  // store
+};
+inline constexpr Fp8FragmentLayout kKernelFp8Layout{
+    {&mfma::fp8_a_row, &mfma::fp8_a_col}, {&mfma::fp8_bt_row, &mfma::fp8_bt_col}, {&mfma::acc_row, &mfma::acc_col}};
+
+// One 16 x 16 output tile, C = A B with K = 32 * k_steps, B stored transposed (the keys of q k^T):
+// one mma_fp8 per 32-byte k step onto the same accumulator, as scores_fp8 does. Strides are in
+// bytes (multiples of 16, >= K).
+struct Fp8TileProblem {
+  int k_steps = 1;
+  int operand_stride = 0;
+  int out_stride = 16;
+  std::vector<float> a;  // 16 x K, row-major, values exact in e4m3 fnuz
+  std::vector<float> b;  // K x 16, row-major, values exact in e4m3 fnuz
+};
+
+// Writes A and B^T as fnuz codes into byte images (padding the fnuz NaN, 0x80), loads every lane's
+// 8 bytes through `layout`, runs the modelled instruction per k step and stores every lane's
+// accumulator through `layout`.
+FragmentPathResult run_fp8_fragment_path(const Fp8FragmentLayout& layout, const Fp8TileProblem& problem);
+
+// C = A B in double.
+std::vector<double> plain_product(const Fp8TileProblem& problem);
 
 }  // namespace mlacheck::test

@@ -1,5 +1,6 @@
 // The kernels' MFMA fragment path (mma_tile_mfma.hpp through mfma_fragment_layout.hpp) for all 64
-// lanes on the host model of the instruction, against a plain matrix product. Nothing here has run
+// lanes on the host model of the instruction, against a plain matrix product: the 16-bit tiles and
+// CDNA3's fp8 (e4m3 fnuz) tiles. Nothing here has run
 // on an AMD GPU; this is how the CDNA-only lane arithmetic is checked without one. The mutant
 // tests break one index function at a time and demand that the comparison fails, so a model that
 // accepted anything would be caught.
@@ -140,6 +141,118 @@ TEST(MfmaLaneModel, EveryBrokenLaneMappingFailsTheComparison) {
     }
     EXPECT_GT(relevant, 0) << mutant.what;
     EXPECT_EQ(caught, relevant) << mutant.what << ": the lane model accepted a broken layout";
+  }
+}
+
+// fp8 (v_mfma_f32_16x16x32_fp8_fp8, e4m3 fnuz bytes; B stored as rows of n, as scores_fp8 reads
+// the keys).
+
+Fp8TileProblem make_fp8_problem(int k_steps, int operand_stride, int out_stride) {
+  Fp8TileProblem p;
+  p.k_steps = k_steps;
+  p.operand_stride = operand_stride;
+  p.out_stride = out_stride;
+  const auto k_total = static_cast<std::size_t>(kFp8K * k_steps);
+  p.a = small_integers(kTile * k_total, 0xF8000001u + static_cast<std::uint64_t>(k_steps));
+  p.b = small_integers(k_total * kTile, 0xF8000002u + static_cast<std::uint64_t>(k_steps));
+  return p;
+}
+
+std::string name(const Fp8TileProblem& p) {
+  return "fp8 K=" + std::to_string(kFp8K * p.k_steps) + " stride " + std::to_string(p.operand_stride) + " out stride " +
+         std::to_string(p.out_stride);
+}
+
+// One, two and three k steps (each after the first accumulates onto the last), byte strides
+// without padding and with the kernels' 16-byte row pad.
+std::vector<Fp8TileProblem> kernel_like_fp8_problems() {
+  std::vector<Fp8TileProblem> problems;
+  for (const int k_steps : {1, 2, 3}) {
+    const int k_total = kFp8K * k_steps;
+    problems.push_back(make_fp8_problem(k_steps, k_total, 16));
+    problems.push_back(make_fp8_problem(k_steps, k_total + 16, 20));
+  }
+  return problems;
+}
+
+TEST(MfmaLaneModel, SmallIntegersAreExactFnuzCodes) {
+  // What makes the fp8 comparisons exact: every test value survives e4m3 fnuz.
+  for (const float v : small_integers(4096, 0xF8000003u)) {
+    EXPECT_EQ(to_float(from_float<fp8_e4m3fnuz_t>(v)), v) << v;
+  }
+}
+
+TEST(MfmaLaneModel, Fp8InstructionModelIsAMatrixProduct) {
+  // The model alone, registers filled straight from AMD's layout: D = A B + C.
+  const Fp8TileProblem p = make_fp8_problem(1, kFp8K, kTile);
+  Fp8OperandRegisters a{}, b{};
+  AccRegisters c{};
+  for (int lane = 0; lane < kWave; ++lane) {
+    for (int j = 0; j < kFp8Bytes; ++j) {
+      const int k = 8 * (lane / kTile) + j;
+      a[lane][j] = from_float<fp8_e4m3fnuz_t>(p.a[(lane % kTile) * kFp8K + k]).bits;
+      b[lane][j] = from_float<fp8_e4m3fnuz_t>(p.b[k * kTile + lane % kTile]).bits;
+    }
+    for (int i = 0; i < kValues; ++i) c[lane][i] = 1000.0f;
+  }
+  const AccRegisters d = mfma_16x16x32_fp8(a, b, c);
+  const std::vector<double> expected = plain_product(p);
+  for (int lane = 0; lane < kWave; ++lane) {
+    for (int i = 0; i < kValues; ++i) {
+      const int row = 4 * (lane / kTile) + i, col = lane % kTile;
+      EXPECT_EQ(d[lane][i], expected[row * kTile + col] + 1000.0) << "lane " << lane << " value " << i;
+    }
+  }
+}
+
+TEST(MfmaLaneModel, KernelFp8FragmentPathComputesTheProduct) {
+  for (const Fp8TileProblem& p : kernel_like_fp8_problems()) {
+    const FragmentPathResult result = run_fp8_fragment_path(kKernelFp8Layout, p);
+    EXPECT_EQ(mismatches(result, plain_product(p)), 0) << name(p);
+    EXPECT_EQ(result.stray_stores, 0) << name(p);
+    EXPECT_EQ(result.out_of_image_accesses, 0) << name(p);
+  }
+}
+
+// load_a_fp8 and load_bt_fp8 read byte 0 and the 7 after it in one 8-byte load; the model places
+// every byte through the functions.
+TEST(MfmaLaneModel, Fp8LoaderStepsMatchThePlacementFunctions) { EXPECT_TRUE(mfma::fp8_loader_steps_hold()); }
+
+// Mistakes one could make in the fp8 functions: the 16-bit instructions' 4 k a lane block, NVIDIA's
+// lane order, the bytes of the 64-bit operand reversed or its 4-byte halves swapped, the k blocks
+// in reverse lane order, the accumulator transposed.
+int k4_fp8_a_col(int lane, int j) { return 4 * (lane / kTile) + j; }
+int nvidia_like_fp8_a_row(int lane, int /*j*/) { return lane / 4; }
+int nvidia_like_fp8_a_col(int lane, int j) { return 8 * (lane % 4) + j; }
+int reversed_fp8_bt_col(int lane, int j) { return mfma::fp8_bt_col(lane, kFp8Bytes - 1 - j); }
+int halves_swapped_fp8_bt_col(int lane, int j) { return mfma::fp8_bt_col(lane, (j + 4) % kFp8Bytes); }
+int blocks_reversed_fp8_bt_col(int lane, int j) { return 8 * (3 - lane / kTile) + j; }
+
+struct Fp8Mutant {
+  const char* what;
+  Fp8FragmentLayout layout;
+};
+
+std::vector<Fp8Mutant> fp8_mutants() {
+  const Fp8FragmentLayout k = kKernelFp8Layout;
+  return {
+      {"A with 4 k a lane block", {{k.a.row, &k4_fp8_a_col}, k.bt, k.acc}},
+      {"A in NVIDIA's lane order", {{&nvidia_like_fp8_a_row, &nvidia_like_fp8_a_col}, k.bt, k.acc}},
+      {"B^T with the 8 bytes reversed", {k.a, {k.bt.row, &reversed_fp8_bt_col}, k.acc}},
+      {"B^T with the 4-byte halves swapped", {k.a, {k.bt.row, &halves_swapped_fp8_bt_col}, k.acc}},
+      {"B^T with the k blocks in reverse lane order", {k.a, {k.bt.row, &blocks_reversed_fp8_bt_col}, k.acc}},
+      {"the accumulator transposed", {k.a, k.bt, {&transposed_acc_row, &transposed_acc_col}}},
+  };
+}
+
+TEST(MfmaLaneModel, EveryBrokenFp8LaneMappingFailsTheComparison) {
+  const std::vector<Fp8TileProblem> problems = kernel_like_fp8_problems();
+  for (const Fp8Mutant& mutant : fp8_mutants()) {
+    std::size_t caught = 0;
+    for (const Fp8TileProblem& p : problems) {
+      if (mismatches(run_fp8_fragment_path(mutant.layout, p), plain_product(p)) > 0) ++caught;
+    }
+    EXPECT_EQ(caught, problems.size()) << mutant.what << ": the lane model accepted a broken fp8 layout";
   }
 }
 
