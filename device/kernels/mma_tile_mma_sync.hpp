@@ -157,13 +157,16 @@ __device__ inline Fp8FragB load_bt_fp8(const std::uint8_t* p, int stride) {
 }
 
 #if MLACHECK_FP8_MMA
-// acc += A B, each half's product formed from zero and added in fp32.
+// acc += A B, each half's product formed from zero and added in fp32 before the next is formed
+// (four temporaries live, not eight: the kernels' register budget is tight).
 __device__ inline void mma_fp8(Acc& acc, const Fp8FragA& a, const Fp8FragB& b) {
-  float d[2][4];
-  detail::mma_m16n8k32_e4m3(d[0], a.r, b.r[0], b.r[1]);
-  detail::mma_m16n8k32_e4m3(d[1], a.r, b.r[2], b.r[3]);
 #pragma unroll
-  for (int i = 0; i < Acc::kElems; ++i) acc.v[i] += d[i / 4][i % 4];
+  for (int half = 0; half < 2; ++half) {
+    float d[4];
+    detail::mma_m16n8k32_e4m3(d, a.r, b.r[2 * half], b.r[2 * half + 1]);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) acc.v[4 * half + i] += d[i];
+  }
 }
 #endif
 
