@@ -67,7 +67,9 @@ struct RowTileOut {
   std::int64_t lse_head_stride;
 };
 
-template <class Q, class KV, int kRowTiles>
+// kFp8Products: whether the instance may take the fp8 score products at all (a caller whose own
+// registers leave no room for their temporaries compiles them out and widens the keys instead).
+template <class Q, class KV, int kRowTiles, bool kFp8Products = true>
 struct RowGroupAttention {
   using S = mma_type_t<Q, KV>;
   static constexpr bool kMixed = splits_q_v<Q, KV>;
@@ -80,8 +82,8 @@ struct RowGroupAttention {
                     offsetof(Shared, p) % 16 == 0 && offsetof(Shared, kv_bytes) % 16 == 0,
                 "tiles read by matrix loads or 8- and 16-byte accesses must be 16-byte aligned");
   // The instances that can take the fp8 score products on this target.
-  static constexpr bool kFp8ScoresCompiled =
-      mma::kHasFp8Mma && std::is_same_v<Q, mma::Fp8MmaType> && std::is_same_v<KV, mma::Fp8MmaType>;
+  static constexpr bool kFp8ScoresCompiled = kFp8Products && mma::kHasFp8Mma && std::is_same_v<Q, mma::Fp8MmaType> &&
+                                             std::is_same_v<KV, mma::Fp8MmaType>;
   static constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
   static constexpr float kLog2e = 1.4426950408889634f;
 

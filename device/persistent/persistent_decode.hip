@@ -112,6 +112,7 @@ void launch_mla_decode_persistent(const PersistentArgs& a, StreamHandle stream_h
                                  {s.scale, s.kv_scale, s.q_scale}, latent_tiles(s.lv, s.rope, false), a.faults);
   p.attention.precision = precision_fault_bits(a.faults);
   p.attention.cache_offset_32bit = a.faults.has(Fault::cache_offset_32bit);
+  p.attention.fp8_scores = p.attention.fp8_scores && kPersistentFp8Products;  // what the kernel will do
   p.groups = persistent_row_groups(s, a.plan.q_tile_tokens, a.plan.max_q_len);
   p.q = a.q;
   p.kv_indices = a.kv_indices;

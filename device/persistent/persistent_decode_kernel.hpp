@@ -44,10 +44,16 @@ struct PersistentParams {
   bool o_f16;
 };
 
+// The work loop's registers leave none for the fp8 score products' temporaries: with them the fp8
+// instances spilled 40-296 bytes and ran 1.4 times slower on the H100 than with the keys widened
+// (docs/performance.md, note 8), so this kernel widens them.
+inline constexpr bool kPersistentFp8Products = false;
+
 template <class Q, class KV, int kRowTiles>
-__global__ void __launch_bounds__(kAttentionThreads, (RowGroupAttention<Q, KV, kRowTiles>::G::kBlocksPerCu))
+__global__ void __launch_bounds__(kAttentionThreads,
+                                  (RowGroupAttention<Q, KV, kRowTiles, kPersistentFp8Products>::G::kBlocksPerCu))
     persistent_decode_kernel(PersistentParams p) {
-  using Attention = RowGroupAttention<Q, KV, kRowTiles>;
+  using Attention = RowGroupAttention<Q, KV, kRowTiles, kPersistentFp8Products>;
   extern __shared__ Chunk16 dynamic_shared[];
   auto& shared = *reinterpret_cast<typename Attention::Shared*>(dynamic_shared);
   const int lk = p.attention.lv + p.attention.rope;
