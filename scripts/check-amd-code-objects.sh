@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Checks the AMD code objects of a HIP build: every HIP object file (*.hip.o) under BUILD_DIR
 # carries a code object for each ARCH; each code object is an amdgcn ELF for that ARCH whose
-# kernels all run in wave64; and the decode kernels (split_kv_decode, persistent_decode) hold the
-# 16x16x16 bf16 and f16 MFMA instructions of mma_tile_mfma.hpp. Exit 0 when all hold, 1 with the
-# reasons otherwise, 2 on usage or missing tools. Nothing runs on a GPU.
+# kernels all run in wave64; the decode kernels (split_kv_decode, persistent_decode) hold the
+# 16x16x16 bf16 and f16 MFMA instructions of mma_tile_mfma.hpp; and on CDNA3 (gfx940-gfx942) the
+# split-KV kernels hold the fp8 MFMA of their fp8 score products, which gfx90a has not. Exit 0 when
+# all hold, 1 with the reasons otherwise, 2 on usage or missing tools. Nothing runs on a GPU.
 #
 #   scripts/check-amd-code-objects.sh BUILD_DIR ARCH [ARCH...]
 #   scripts/check-amd-code-objects.sh build-gfx942 gfx90a gfx942
@@ -24,6 +25,9 @@ archs=("$@")
 
 # The objects whose kernels multiply on the matrix cores (through row_group_attention.hpp).
 mfma_objects=(split_kv_decode.hip.o persistent_decode.hip.o)
+# The object whose kernels take the fp8 score products where the target has fp8 MFMA (the
+# persistent kernel compiles them out: row_group_attention.hpp, kPersistentFp8Products).
+fp8_mfma_object=split_kv_decode.hip.o
 
 tool() {
   local name=$1 candidate
@@ -101,6 +105,16 @@ for object in "${objects[@]}"; do
         fail "$name ($arch): MFMA 16x16x16 instructions bf16 $bf16, f16 $f16; both must be there"
       fi
       summary="$summary, MFMA 16x16x16 bf16 x$bf16, f16 x$f16"
+      fp8=$(grep -c 'v_mfma_f32_16x16x32_fp8_fp8' <<< "$disassembly" || true)
+      if [ "$name" = "$fp8_mfma_object" ]; then
+        case "$arch" in
+          gfx940 | gfx941 | gfx942)
+            [ "$fp8" -gt 0 ] || fail "$name ($arch): no v_mfma_f32_16x16x32_fp8_fp8 (the fp8 score products)" ;;
+          gfx90a)
+            [ "$fp8" -eq 0 ] || fail "$name ($arch): $fp8 fp8 MFMA instructions on a target without them" ;;
+        esac
+      fi
+      summary="$summary, fp8 x$fp8"
     done
     echo "ok   $name ($arch): $summary"
   done
