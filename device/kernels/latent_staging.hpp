@@ -61,7 +61,6 @@ struct LatentLayout {
   static __device__ int max_int(int a, int b) { return a > b ? a : b; }
 };
 
-
 // Zeros the codes between the rope and its last 16-wide step in `rows` staged rows.
 __device__ inline void zero_rope_padding(std::uint16_t* tile, int rows, const LatentLayout& layout) {
   const int first = layout.value_tile + layout.rope;
@@ -78,7 +77,6 @@ __device__ inline void zero_rope_padding(std::uint16_t* tile, int rows, const La
 inline constexpr int kCopyLanes = 32;
 inline constexpr int kCopyGroups = kAttentionThreads / kCopyLanes;
 inline constexpr int kChunksPerLane = ((kMaxValueTile + kMaxRopeTile) / 8 + kCopyLanes - 1) / kCopyLanes;
-inline constexpr int kByteChunksPerLane = ((kMaxValueTile + kMaxRopeTile) / 16 + kCopyLanes - 1) / kCopyLanes;
 
 // Element offset in a global row of T of this thread's k-th chunk; offsets past Lk mean none (no
 // chunk straddles values and rope: lv % 16 == 0).
@@ -91,8 +89,8 @@ __device__ inline int lane_chunk(int k) {
 // is null: zeros) as codes of the single-plane MMA type S: Q's own codes for 16-bit q, fp8 codes
 // widened exactly to bf16 (mma_type_t<Q, Q>, the type of fp8 q against its fp8 cache). `vector`:
 // rows in aligned 16-byte chunks, 16-bit ones copied with copy16_async (complete after the caller's
-// next wait and barrier), fp8 ones (16 codes a chunk) widened through registers as stage_kv_tile
-// widens an fp8 cache (complete after the next barrier); otherwise element by element. `fallback`
+// next wait and barrier), fp8 ones (16 codes a chunk) widened through registers by
+// store_widened_chunk (complete after the next barrier); otherwise element by element. `fallback`
 // is any valid global address.
 template <class Q, int kRows>
 __device__ void stage_q_rows(std::uint16_t* tile, const LatentLayout& layout, bool vector, const void* const* tile_q,
@@ -219,46 +217,6 @@ __device__ inline const KV* cache_row(const KV* cache, std::int32_t slot, int lk
                                : cache_row_offset(slot, lk));
 }
 
-// Stages the rows of one KV tile of an fp8 cache as their bytes (row r from slot slots[r], zeros
-// where slots[r] < 0): aligned rows in 16-byte copies that complete after the caller's wait and
-// barrier, as stage_kv_tile's 16-bit copies do; unaligned rows byte by byte. widen_kv_tile turns
-// them into codes of the MMA type.
-static_assert(kStageTokens % kCopyGroups == 0);
-template <class KV>
-__device__ void stage_kv_bytes(std::uint8_t* tile, const LatentLayout& layout, bool vector, bool offset_32bit,
-                               const KV* cache, const std::int32_t* slots) {
-  static_assert(sizeof(KV) == 1);
-  const int tid = static_cast<int>(threadIdx.x);
-  if (vector) {
-    constexpr int kRows = kStageTokens / kCopyGroups;
-    const KV* row[kRows];
-    bool present[kRows];
-#pragma unroll
-    for (int i = 0; i < kRows; ++i) {
-      const std::int32_t slot = slots[tid / kCopyLanes + kCopyGroups * i];
-      present[i] = slot >= 0;
-      row[i] = cache_row(cache, slot < 0 ? 0 : slot, layout.lk, offset_32bit);
-    }
-#pragma unroll
-    for (int i = 0; i < kRows; ++i) {
-      std::uint8_t* dst = tile + (tid / kCopyLanes + kCopyGroups * i) * layout.byte_stride;
-#pragma unroll
-      for (int k = 0; k < kByteChunksPerLane; ++k) {
-        const int e0 = lane_chunk<KV>(k);
-        if (e0 < layout.lk) copy16_async(dst + layout.staged_index(e0), row[i] + e0, present[i]);
-      }
-    }
-  } else {
-    for (int idx = tid; idx < kStageTokens * layout.lk; idx += kAttentionThreads) {
-      const int r = idx / layout.lk;
-      const int e = idx - r * layout.lk;
-      const std::int32_t slot = slots[r];
-      tile[r * layout.byte_stride + layout.staged_index(e)] =
-          slot >= 0 ? cache_row(cache, slot, layout.lk, offset_32bit)[e].bits : 0;
-    }
-  }
-}
-
 // Widens a tile of fp8 byte rows into codes of S at the same offsets: the values, and the rope too
 // unless `values_only` (the fp8 score products read the rope as bytes). Whole 16-byte chunks: a
 // rope that ends inside one widens the byte tile's zeros after it.
@@ -277,41 +235,41 @@ __device__ void widen_kv_tile(std::uint16_t* codes, const std::uint8_t* bytes, c
   }
 }
 
-// Stages the KV rows of one tile: row r from cache slot slots[r], zeros where slots[r] < 0 (past
-// the range: P = 0 there must not meet a stale NaN). A 16-bit cache in aligned rows goes through
-// copy16_async; fp8 rows are widened through registers; unaligned rows element by element.
+// Stages the KV rows of one tile as the cache stores them: row r from cache slot slots[r], zeros
+// where slots[r] < 0 (past the range: P = 0 there must not meet a stale NaN). A 16-bit cache's
+// codes are the MMA codes themselves, at layout.stride; an fp8 cache's bytes go to a byte tile at
+// layout.byte_stride, which widen_kv_tile turns into codes. Aligned rows in 16-byte copies through
+// copy16_async (complete after the caller's wait and barrier), unaligned rows element by element.
 // Rows start at 64-bit offsets (core/cache_offsets.hpp): a pool passes 4 GiB long before its
 // 32-bit slots run out (cache_row).
-template <class KV, class S>
-__device__ void stage_kv_tile(std::uint16_t* tile, const LatentLayout& layout, bool vector, bool offset_32bit,
+static_assert(kStageTokens % kCopyGroups == 0);
+template <class KV>
+__device__ void stage_kv_tile(void* tile_base, const LatentLayout& layout, bool vector, bool offset_32bit,
                               const KV* cache, const std::int32_t* slots) {
+  using Code = std::conditional_t<sizeof(KV) == 2, std::uint16_t, std::uint8_t>;
+  Code* tile = static_cast<Code*>(tile_base);
+  const int stride = sizeof(KV) == 2 ? layout.stride : layout.byte_stride;
   const int tid = static_cast<int>(threadIdx.x);
-  const auto row_of = [&](std::int32_t slot) { return cache_row(cache, slot, layout.lk, offset_32bit); };
   if (vector) {
     // The rows' slots are read and their addresses formed first, so the copies of all the rows
     // issue back to back instead of each row waiting for its slot's shared-memory load.
     constexpr int kRows = kStageTokens / kCopyGroups;
+    constexpr int kLaneChunks = ((kMaxValueTile + kMaxRopeTile) / kChunkElems<KV> + kCopyLanes - 1) / kCopyLanes;
     const KV* row[kRows];
     bool present[kRows];
 #pragma unroll
     for (int i = 0; i < kRows; ++i) {
       const std::int32_t slot = slots[tid / kCopyLanes + kCopyGroups * i];
       present[i] = slot >= 0;
-      row[i] = row_of(slot < 0 ? 0 : slot);
+      row[i] = cache_row(cache, slot < 0 ? 0 : slot, layout.lk, offset_32bit);
     }
 #pragma unroll
     for (int i = 0; i < kRows; ++i) {
-      std::uint16_t* dst = tile + (tid / kCopyLanes + kCopyGroups * i) * layout.stride;
+      Code* dst = tile + (tid / kCopyLanes + kCopyGroups * i) * stride;
 #pragma unroll
-      for (int k = 0; k < kChunksPerLane; ++k) {
+      for (int k = 0; k < kLaneChunks; ++k) {
         const int e0 = lane_chunk<KV>(k);
-        if (e0 >= layout.lk) continue;
-        if constexpr (sizeof(KV) == 2) {
-          copy16_async(dst + layout.staged_index(e0), row[i] + e0, present[i]);
-        } else {
-          store_widened_chunk<S, KV>(present[i] ? *reinterpret_cast<const Chunk16*>(row[i] + e0) : Chunk16{},
-                                     dst + layout.staged_index(e0));
-        }
+        if (e0 < layout.lk) copy16_async(dst + layout.staged_index(e0), row[i] + e0, present[i]);
       }
     }
   } else {
@@ -319,7 +277,8 @@ __device__ void stage_kv_tile(std::uint16_t* tile, const LatentLayout& layout, b
       const int r = idx / layout.lk;
       const int e = idx - r * layout.lk;
       const std::int32_t slot = slots[r];
-      tile[r * layout.stride + layout.staged_index(e)] = slot >= 0 ? staged_code<S>(row_of(slot)[e]) : std::uint16_t{0};
+      tile[r * stride + layout.staged_index(e)] =
+          slot >= 0 ? cache_row(cache, slot, layout.lk, offset_32bit)[e].bits : Code{0};
     }
   }
 }

@@ -273,11 +273,8 @@ struct RowGroupAttention {
   // cache, the bytes of an fp8 one.
   static __device__ void stage_tile(Shared& sh, const LatentLayout& layout, const AttentionParams& p, const KV* cache,
                                     int stage) {
-    if constexpr (kFp8Cache) {
-      stage_kv_bytes<KV>(kv_bytes(sh, stage), layout, p.kv_vector, p.cache_offset_32bit, cache, sh.slot_ring[stage]);
-    } else {
-      stage_kv_tile<KV, S>(kv_tile(sh, stage), layout, p.kv_vector, p.cache_offset_32bit, cache, sh.slot_ring[stage]);
-    }
+    void* tile = kFp8Cache ? static_cast<void*>(kv_bytes(sh, stage)) : static_cast<void*>(kv_tile(sh, stage));
+    stage_kv_tile<KV>(tile, layout, p.kv_vector, p.cache_offset_32bit, cache, sh.slot_ring[stage]);
   }
 
   // S of this tile: warp (block, k group) sums its k steps of its 16 x 16 tiles into
@@ -304,6 +301,12 @@ struct RowGroupAttention {
         }
       }
     }
+    store_partial_scores(sh, acc, group, row0);
+  }
+
+  // A warp's block of partial scores into its k group's sums.
+  static __device__ void store_partial_scores(Shared& sh, const mma::Acc (&acc)[G::kScoreRowTiles][G::kScoreColTiles],
+                                              int group, int row0) {
 #pragma unroll
     for (int r = 0; r < G::kScoreRowTiles; ++r) {
 #pragma unroll
@@ -337,13 +340,7 @@ struct RowGroupAttention {
         for (int c = 0; c < G::kScoreColTiles; ++c) mma::mma_fp8(acc[r][c], a, b[c]);
       }
     }
-#pragma unroll
-    for (int r = 0; r < G::kScoreRowTiles; ++r) {
-#pragma unroll
-      for (int c = 0; c < G::kScoreColTiles; ++c) {
-        mma::store(acc[r][c], &sh.scores[group][row0 + 16 * r][16 * c], G::kScoreStride);
-      }
-    }
+    store_partial_scores(sh, acc, group, row0);
 #else
     (void)sh;
     (void)layout;

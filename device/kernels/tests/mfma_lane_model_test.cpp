@@ -63,6 +63,25 @@ std::vector<TileProblem> kernel_like_problems() {
   return problems;
 }
 
+// D of one instruction whose C was 1000 everywhere: lane l's value i at (4 (l / 16) + i, l % 16),
+// AMD's accumulator layout, for both instruction models.
+void expect_product_plus_1000(const AccRegisters& d, const std::vector<double>& expected) {
+  for (int lane = 0; lane < kWave; ++lane) {
+    for (int i = 0; i < kValues; ++i) {
+      const int row = 4 * (lane / kTile) + i, col = lane % kTile;
+      EXPECT_EQ(d[lane][i], expected[row * kTile + col] + 1000.0) << "lane " << lane << " value " << i;
+    }
+  }
+}
+
+// A fragment path that computed A B exactly, stored every element once and stayed in its images.
+void expect_exact_product(const FragmentPathResult& result, const std::vector<double>& expected,
+                          const std::string& what) {
+  EXPECT_EQ(mismatches(result, expected), 0) << what;
+  EXPECT_EQ(result.stray_stores, 0) << what;
+  EXPECT_EQ(result.out_of_image_accesses, 0) << what;
+}
+
 TEST(MfmaLaneModel, InstructionModelIsAMatrixProduct) {
   // The model alone, registers filled straight from AMD's layout: D = A B + C.
   const TileProblem p = make_problem(MfmaType::f16, BStorage::transposed, 1, kTile, kTile);
@@ -76,22 +95,12 @@ TEST(MfmaLaneModel, InstructionModelIsAMatrixProduct) {
       c[lane][j] = 1000.0f;
     }
   }
-  const AccRegisters d = mfma_16x16x16(MfmaType::f16, a, b, c);
-  const std::vector<double> expected = plain_product(p);
-  for (int lane = 0; lane < kWave; ++lane) {
-    for (int j = 0; j < kValues; ++j) {
-      const int row = 4 * (lane / kTile) + j, col = lane % kTile;
-      EXPECT_EQ(d[lane][j], expected[row * kTile + col] + 1000.0) << "lane " << lane << " value " << j;
-    }
-  }
+  expect_product_plus_1000(mfma_16x16x16(MfmaType::f16, a, b, c), plain_product(p));
 }
 
 TEST(MfmaLaneModel, KernelFragmentPathComputesTheProduct) {
   for (const TileProblem& p : kernel_like_problems()) {
-    const FragmentPathResult result = run_fragment_path(kKernelLayout, p);
-    EXPECT_EQ(mismatches(result, plain_product(p)), 0) << name(p);
-    EXPECT_EQ(result.stray_stores, 0) << name(p);
-    EXPECT_EQ(result.out_of_image_accesses, 0) << name(p);
+    expect_exact_product(run_fragment_path(kKernelLayout, p), plain_product(p), name(p));
   }
 }
 
@@ -195,22 +204,12 @@ TEST(MfmaLaneModel, Fp8InstructionModelIsAMatrixProduct) {
     }
     for (int i = 0; i < kValues; ++i) c[lane][i] = 1000.0f;
   }
-  const AccRegisters d = mfma_16x16x32_fp8(a, b, c);
-  const std::vector<double> expected = plain_product(p);
-  for (int lane = 0; lane < kWave; ++lane) {
-    for (int i = 0; i < kValues; ++i) {
-      const int row = 4 * (lane / kTile) + i, col = lane % kTile;
-      EXPECT_EQ(d[lane][i], expected[row * kTile + col] + 1000.0) << "lane " << lane << " value " << i;
-    }
-  }
+  expect_product_plus_1000(mfma_16x16x32_fp8(a, b, c), plain_product(p));
 }
 
 TEST(MfmaLaneModel, KernelFp8FragmentPathComputesTheProduct) {
   for (const Fp8TileProblem& p : kernel_like_fp8_problems()) {
-    const FragmentPathResult result = run_fp8_fragment_path(kKernelFp8Layout, p);
-    EXPECT_EQ(mismatches(result, plain_product(p)), 0) << name(p);
-    EXPECT_EQ(result.stray_stores, 0) << name(p);
-    EXPECT_EQ(result.out_of_image_accesses, 0) << name(p);
+    expect_exact_product(run_fp8_fragment_path(kKernelFp8Layout, p), plain_product(p), name(p));
   }
 }
 
