@@ -108,10 +108,12 @@ if(MLACHECK_GPU_BACKEND STREQUAL "hip")
   endif()
   message(STATUS "mlacheck GPU backend: HIP for ${CMAKE_HIP_ARCHITECTURES} (${CMAKE_HIP_COMPILER})")
 elseif(MLACHECK_GPU_BACKEND STREQUAL "cuda")
-  # H100. CMake's own default (52) is below what CUDA 13 still supports. CUDAARCHS in the
-  # environment is CMake's own way to choose, so it wins over our default.
+  # H100 and H200, with the Hopper-only instructions (sm_90a: wgmma, split_kv_wgmma_kernel.hpp);
+  # code built for plain 90 keeps the portable kernels only. CMake's own default (52) is below what
+  # CUDA 13 still supports. CUDAARCHS in the environment is CMake's own way to choose, so it wins
+  # over our default.
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED ENV{CUDAARCHS})
-    set(CMAKE_CUDA_ARCHITECTURES 90 CACHE STRING "NVIDIA GPU targets (compute capabilities)")
+    set(CMAKE_CUDA_ARCHITECTURES 90a CACHE STRING "NVIDIA GPU targets (compute capabilities)")
   endif()
   enable_language(CUDA)
   # CMake 3.25 does not know that nvcc 12+ takes -std=c++20 (later CMake versions define these).

@@ -1,16 +1,22 @@
 // The split-KV launcher: checks the shape, chooses the row groups, turns the runtime dtypes and the
 // row tiles into template arguments, and enqueues stage 1 and stage 2.
-#include "device/kernels/split_kv_decode.hpp"
-
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
 
 #include "device/kernels/kernel_dispatch.hpp"
+#include "device/kernels/split_kv_decode.hpp"
 #include "device/kernels/split_kv_merge_kernel.hpp"
 #include "device/kernels/split_kv_partial_kernel.hpp"
+#include "device/kernels/wgmma_dispatch.hpp"
 #include "device/platform/gpu_check.hpp"
+#if defined(MLACHECK_GPU_CUDA)
+#include <array>
+#include <atomic>
+
+#include "device/kernels/split_kv_wgmma_kernel.hpp"
+#endif
 
 namespace mlacheck::kernels {
 
@@ -20,7 +26,100 @@ void require_pointer(const void* ptr, const char* name) {
   if (ptr == nullptr) throw std::invalid_argument(std::string("split-KV MLA decode: ") + name + " is null");
 }
 
+#if defined(MLACHECK_GPU_CUDA)
+// 1 in the code built for sm_90a, 0 in every other target's: the device's copy says which code the
+// runtime loaded for it.
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+__device__ int wgmma_code_loaded = 1;
+#else
+__device__ int wgmma_code_loaded = 0;
+#endif
+
+// Read once per device (0: not yet read, 1: no, 2: yes).
+bool wgmma_built_for_device() {
+  static std::array<std::atomic<int>, 64> known{};
+  int device = 0;
+  GPU_CHECK(hipGetDevice(&device));
+  if (device < 0 || device >= static_cast<int>(known.size())) return false;
+  int answer = known[static_cast<std::size_t>(device)].load();
+  if (answer == 0) {
+    int loaded = 0;
+    GPU_CHECK(cudaMemcpyFromSymbol(&loaded, wgmma_code_loaded, sizeof(loaded)));
+    answer = loaded == 1 ? 2 : 1;
+    known[static_cast<std::size_t>(device)].store(answer);
+  }
+  return answer == 2;
+}
+#endif
+
+// The launch's case as wgmma_kernel_fits sees it.
+WgmmaCandidate wgmma_candidate(const SplitKvArgs& a, const AttentionParams& t, const RowGroups& groups) {
+  WgmmaCandidate c;
+  c.q_dtype = a.shape.q_dtype;
+  c.kv_dtype = a.shape.kv_dtype;
+  c.lv = t.lv;
+  c.rope = t.rope;
+  c.value_tile = t.value_tile;
+  c.rope_tile = t.rope_tile;
+  c.row_tiles = groups.row_tiles;
+  c.precision = t.precision;
+  c.cache_offset_32bit = t.cache_offset_32bit;
+  c.q_vector = t.q_vector;
+  c.kv_vector = t.kv_vector;
+  return c;
+}
+
+// Stage 1's attention parameters and row groups, as launch and split_kv_takes_wgmma see them.
+struct Stage1Choice {
+  AttentionParams attention;
+  RowGroups groups;
+  bool wgmma = false;
+};
+
+Stage1Choice stage1_choice(const SplitKvArgs& a) {
+  const SplitKvShape& s = a.shape;
+  Stage1Choice c;
+  const LatentTiles tiles = latent_tiles(s.lv, s.rope, a.faults.has(Fault::tile_width_from_lk));
+  c.attention = attention_params(a.q, s.q_dtype, a.kv_cache, s.kv_dtype, s.lv, s.rope, {s.scale, s.kv_scale, s.q_scale},
+                                 tiles, a.faults);
+  c.attention.precision = precision_fault_bits(a.faults);
+  c.attention.cache_offset_32bit = a.faults.has(Fault::cache_offset_32bit);
+  c.groups = row_groups(s.padded_heads, s.max_q_len, row_tile_policy(s.q_dtype, s.kv_dtype));
+#if defined(MLACHECK_GPU_CUDA)
+  c.wgmma =
+      !a.portable_kernels && wgmma_kernel_fits(wgmma_candidate(a, c.attention, c.groups)) && wgmma_built_for_device();
+#endif
+  return c;
+}
+
+// Stage 1 on the Hopper kernel: T the 16-bit type of q and cache, Lv 512 or 256.
+void launch_wgmma_stage1(const SplitKvArgs& a, const PartialParams& partial, dim3 grid, hipStream_t stream) {
+#if defined(MLACHECK_GPU_CUDA)
+  with_16bit_type("q_dtype", a.shape.q_dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const auto run = [&](auto lv) {
+      constexpr int kLv = decltype(lv)::value;
+      const auto kernel = split_kv_wgmma_kernel<T, kLv>;
+      const std::size_t shared_bytes = WgmmaShared<kLv>::kLaunchBytes;
+      allow_shared_bytes(reinterpret_cast<const void*>(kernel), shared_bytes);
+      kernel<<<grid, WgmmaGeometry<kLv>::kThreads, shared_bytes, stream>>>(partial);
+    };
+    if (a.shape.lv == 512) return run(std::integral_constant<int, 512>{});
+    if (a.shape.lv == 256) return run(std::integral_constant<int, 256>{});
+    throw std::logic_error("split-KV MLA decode: no Hopper kernel for Lv " + std::to_string(a.shape.lv));
+  });
+#else
+  (void)a;
+  (void)partial;
+  (void)grid;
+  (void)stream;
+  throw std::logic_error("split-KV MLA decode: the Hopper kernel exists in CUDA builds only");
+#endif
+}
+
 }  // namespace
+
+bool split_kv_takes_wgmma(const SplitKvArgs& args) { return stage1_choice(args).wgmma; }
 
 RowTilePolicy split_kv_row_tile_policy(DType q_dtype, DType kv_dtype) { return row_tile_policy(q_dtype, kv_dtype); }
 
@@ -38,13 +137,10 @@ void launch_mla_decode_split_kv(const SplitKvArgs& a, StreamHandle stream_handle
   require_pointer(a.lse, "lse");
   const auto stream = static_cast<hipStream_t>(stream_handle);
 
+  const Stage1Choice choice = stage1_choice(a);
   PartialParams partial{};
-  const LatentTiles tiles = latent_tiles(s.lv, s.rope, a.faults.has(Fault::tile_width_from_lk));
-  partial.attention =
-      attention_params(a.q, s.q_dtype, a.kv_cache, s.kv_dtype, s.lv, s.rope, {s.scale, s.kv_scale, s.q_scale}, tiles,
-                       a.faults);
-  partial.attention.precision = precision_fault_bits(a.faults);
-  partial.groups = row_groups(s.padded_heads, s.max_q_len, row_tile_policy(s.q_dtype, s.kv_dtype));
+  partial.attention = choice.attention;
+  partial.groups = choice.groups;
   partial.q = a.q;
   partial.kv_indices = a.kv_indices;
   partial.kv_indptr = a.kv_indptr;
@@ -58,22 +154,27 @@ void launch_mla_decode_split_kv(const SplitKvArgs& a, StreamHandle stream_handle
   partial.skip_empty_rows = a.faults.has(Fault::empty_split_unwritten);
   partial.kv_range_by_query_row = a.faults.has(Fault::lengths_indexed_by_query_row);
   partial.kv_of_first_request = a.kv_of_first_request;
-  partial.attention.cache_offset_32bit = a.faults.has(Fault::cache_offset_32bit);
 
   const std::int64_t blocks = row_group_blocks(s, partial.groups);
   if (blocks > std::numeric_limits<std::int32_t>::max()) {
-    throw std::invalid_argument("split-KV MLA decode: " + std::to_string(blocks) + " row groups exceed one grid dimension");
+    throw std::invalid_argument("split-KV MLA decode: " + std::to_string(blocks) +
+                                " row groups exceed one grid dimension");
   }
   const dim3 partial_grid(static_cast<unsigned>(blocks), static_cast<unsigned>(s.num_splits));
-  with_attention_kernel(s.q_dtype, s.kv_dtype, partial.groups.row_tiles, [&](auto q_tag, auto kv_tag, auto row_tiles) {
-    using Q = typename decltype(q_tag)::type;
-    using KV = typename decltype(kv_tag)::type;
-    constexpr int kRowTiles = decltype(row_tiles)::value;
-    const auto kernel = split_kv_partial_kernel<Q, KV, kRowTiles>;
-    const std::size_t shared_bytes = attention_shared_bytes<Q, KV, kRowTiles>();
-    allow_shared_bytes(reinterpret_cast<const void*>(kernel), shared_bytes);
-    kernel<<<partial_grid, kAttentionThreads, shared_bytes, stream>>>(partial);
-  });
+  if (choice.wgmma) {
+    launch_wgmma_stage1(a, partial, partial_grid, stream);
+  } else {
+    with_attention_kernel(s.q_dtype, s.kv_dtype, partial.groups.row_tiles,
+                          [&](auto q_tag, auto kv_tag, auto row_tiles) {
+                            using Q = typename decltype(q_tag)::type;
+                            using KV = typename decltype(kv_tag)::type;
+                            constexpr int kRowTiles = decltype(row_tiles)::value;
+                            const auto kernel = split_kv_partial_kernel<Q, KV, kRowTiles>;
+                            const std::size_t shared_bytes = attention_shared_bytes<Q, KV, kRowTiles>();
+                            allow_shared_bytes(reinterpret_cast<const void*>(kernel), shared_bytes);
+                            kernel<<<partial_grid, kAttentionThreads, shared_bytes, stream>>>(partial);
+                          });
+  }
   GPU_CHECK_LAUNCH("split_kv_partial_kernel", stream);
 
   MergeParams merge{};

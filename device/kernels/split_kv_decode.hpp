@@ -32,11 +32,19 @@ struct SplitKvArgs {
   // regime it lived in (heads padded to 16, fp8 cache): stage 1 reads every request's kv from
   // request 0's start, right for a batch of one.
   bool kv_of_first_request = false;
+  // Keeps stage 1 on the portable kernel where the Hopper one would take the launch (the tests
+  // hold the two against each other).
+  bool portable_kernels = false;
 };
 
 // The row tiles (16 padded heads of one query token each) stage-1 blocks hold on this build's GPU
 // for these dtypes, and how many share a CU: the policy of split_kv_num_splits and row_groups.
 RowTilePolicy split_kv_row_tile_policy(DType q_dtype, DType kv_dtype);
+
+// Whether stage 1 of this launch runs on the Hopper warpgroup kernel (split_kv_wgmma_kernel.hpp):
+// the shape, tiles and faults fit it (wgmma_dispatch.hpp), the current device loaded code built
+// for sm_90a, and portable_kernels is off. False on every other build and device.
+bool split_kv_takes_wgmma(const SplitKvArgs& args);
 
 // Enqueues both stages on `stream`. Throws std::invalid_argument for a shape that
 // split_kv_unsupported() refuses or a missing pointer (nothing is launched), and GpuError when a

@@ -4,12 +4,11 @@
 // its own causal limit) to the split's share of the request's KV range and writes a partial O
 // (fp32, normalised by its own sum) and a partial LSE (natural log) per (token, head, split).
 // First: defines __host__ / __device__, which dtype_convert.hpp uses.
-#include "device/platform/gpu_runtime.hpp"
-
 #include <cstdint>
 
 #include "device/kernels/row_group_attention.hpp"
 #include "device/kernels/split_kv_plan.hpp"
+#include "device/platform/gpu_runtime.hpp"
 
 namespace mlacheck::kernels {
 
@@ -40,14 +39,23 @@ struct PartialParams {
   bool kv_of_first_request;
 };
 
+// What one stage-1 block attends: its row tiles (q, output row, causal limit each), the kv slots of
+// its split and how many of them. `leaves`: nothing to attend or write (a token group past the
+// request's q_len, or, under empty-split-unwritten, a split no row sees).
+template <int kRowTiles>
+struct PartialBlock {
+  RowTiles<kRowTiles> rows;
+  const std::int32_t* slots = nullptr;
+  std::int64_t n_tokens = 0;
+  bool leaves = false;
+};
+
 // blockIdx.x = (request * token_groups + token group) * head groups + head group, so the head
 // groups of one request's rows, which read the same KV, run side by side; blockIdx.y = split.
-template <class Q, class KV, int kRowTiles>
-__global__ void __launch_bounds__(kAttentionThreads, (RowGroupAttention<Q, KV, kRowTiles>::G::kBlocksPerCu))
-    split_kv_partial_kernel(PartialParams p) {
-  using Attention = RowGroupAttention<Q, KV, kRowTiles>;
-  extern __shared__ Chunk16 dynamic_shared[];
-  auto& shared = *reinterpret_cast<typename Attention::Shared*>(dynamic_shared);
+// Shared by every stage-1 kernel (this one and the Hopper one, split_kv_wgmma_kernel.hpp).
+template <class Q, int kRowTiles>
+__device__ PartialBlock<kRowTiles> partial_block(const PartialParams& p) {
+  PartialBlock<kRowTiles> block;
   const int head_groups = p.padded_heads / kHeadTile / p.groups.head_tiles;
   const int head_group = static_cast<int>(blockIdx.x) % head_groups;
   const int token_group = static_cast<int>(blockIdx.x) / head_groups % p.token_groups;
@@ -58,7 +66,8 @@ __global__ void __launch_bounds__(kAttentionThreads, (RowGroupAttention<Q, KV, k
   const int qo_begin = p.qo_indptr[b];
   const int q_len = p.qo_indptr[b + 1] - qo_begin;
   const int first_row = token_group * p.groups.tokens;
-  if (first_row >= q_len) return;  // a shorter request than the longest: the whole block leaves
+  block.leaves = first_row >= q_len;  // a shorter request than the longest: the whole block leaves
+  if (block.leaves) return block;
   const int kv_request = p.kv_range_by_query_row ? qo_begin + first_row : b;
   const int kv_len = p.kv_indptr[kv_request + 1] - p.kv_indptr[kv_request];
   const int kv_begin = p.kv_of_first_request ? 0 : p.kv_indptr[kv_request];
@@ -70,32 +79,47 @@ __global__ void __launch_bounds__(kAttentionThreads, (RowGroupAttention<Q, KV, k
   const std::int64_t begin = range.begin;
   const std::int64_t end = range.end;
 
-  RowTiles<kRowTiles> rows;
-  std::int64_t n_tokens = 0;
 #pragma unroll
   for (int r = 0; r < kRowTiles; ++r) {
     const int query = first_row + r / p.groups.head_tiles;  // the request's query row of this slot
     if (r >= p.groups.head_tiles * p.groups.tokens || query >= q_len) continue;
-    const int attended = collapse ? q_len - 1 : query;      // the row whose q and view it computes
+    const int attended = collapse ? q_len - 1 : query;  // the row whose q and view it computes
     const int head0 = (head_group * p.groups.head_tiles + r % p.groups.head_tiles) * kHeadTile;
     // Causal, aligned bottom-right: the row sees kv positions [0, kv_len - q_len + attended].
     const std::int64_t visible = kv_len - q_len + attended + 1;
     const std::int64_t seen = (visible < end ? visible : end) - begin;
     if (p.skip_empty_rows && seen <= 0) continue;
-    rows.tile[r].q = static_cast<const Q*>(p.q) + (std::int64_t{qo_begin + attended} * p.padded_heads + head0) * lk;
-    rows.tile[r].out_row = std::int64_t{qo_begin + query} * p.padded_heads + head0;
-    rows.tile[r].limit = static_cast<int>(seen > 0 ? seen : 0);
-    n_tokens = n_tokens > seen ? n_tokens : seen;
+    block.rows.tile[r].q =
+        static_cast<const Q*>(p.q) + (std::int64_t{qo_begin + attended} * p.padded_heads + head0) * lk;
+    block.rows.tile[r].out_row = std::int64_t{qo_begin + query} * p.padded_heads + head0;
+    block.rows.tile[r].limit = static_cast<int>(seen > 0 ? seen : 0);
+    block.n_tokens = block.n_tokens > seen ? block.n_tokens : seen;
   }
+  block.leaves = p.skip_empty_rows && block.n_tokens <= 0;
+  block.slots = p.kv_indices + kv_begin + begin;
+  return block;
+}
 
-  if (p.skip_empty_rows && n_tokens <= 0) return;
-  const auto state = Attention::attend(shared, p.attention, rows, p.kv_indices + kv_begin + begin, n_tokens);
-  // Row (token, head) of split s: O at ((token * padded_heads + head) * num_splits + s) * lv.
-  Attention::template write<float>(shared, state, p.attention, [&](std::int64_t out_row) {
-    return RowTileOut<float>{p.partial_o + (out_row * p.num_splits + split) * p.attention.lv,
-                             std::int64_t{p.num_splits} * p.attention.lv, p.partial_lse + out_row * p.num_splits + split,
-                             p.num_splits};
-  });
+// Where the row tile at out_row puts split s's partial: row (token, head) of split s at
+// ((token * padded_heads + head) * num_splits + s) * lv, its LSE at (token * padded_heads + head) * num_splits + s.
+__device__ inline RowTileOut<float> partial_out(const PartialParams& p, std::int64_t out_row) {
+  const int split = static_cast<int>(blockIdx.y);
+  return RowTileOut<float>{p.partial_o + (out_row * p.num_splits + split) * p.attention.lv,
+                           std::int64_t{p.num_splits} * p.attention.lv, p.partial_lse + out_row * p.num_splits + split,
+                           p.num_splits};
+}
+
+template <class Q, class KV, int kRowTiles>
+__global__ void __launch_bounds__(kAttentionThreads, (RowGroupAttention<Q, KV, kRowTiles>::G::kBlocksPerCu))
+    split_kv_partial_kernel(PartialParams p) {
+  using Attention = RowGroupAttention<Q, KV, kRowTiles>;
+  extern __shared__ Chunk16 dynamic_shared[];
+  auto& shared = *reinterpret_cast<typename Attention::Shared*>(dynamic_shared);
+  const PartialBlock<kRowTiles> block = partial_block<Q, kRowTiles>(p);
+  if (block.leaves) return;
+  const auto state = Attention::attend(shared, p.attention, block.rows, block.slots, block.n_tokens);
+  Attention::template write<float>(shared, state, p.attention,
+                                   [&](std::int64_t out_row) { return partial_out(p, out_row); });
 }
 
 }  // namespace mlacheck::kernels

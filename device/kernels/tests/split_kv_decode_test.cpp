@@ -72,12 +72,14 @@ struct DeviceOutputs {
   std::size_t o_unwritten = 0;
   std::size_t lse_unwritten = 0;
   CanaryReport canaries;
+  bool wgmma = false;  // stage 1 ran on the Hopper kernel
 };
 
 // Head padding and page expansion on the host (their own kernels are tested elsewhere), then both
 // stages on the default stream.
+// portable: stage 1 on the portable kernel even where the Hopper one would take the launch.
 DeviceOutputs run_split_kv(const MlaDecodeProblem& p, const MlaDecodeInputs& in, int num_splits,
-                           const FaultSet& faults = {}) {
+                           const FaultSet& faults = {}, bool portable = false) {
   const SplitKvShape shape = split_kv_shape(p, num_splits);
   const SplitKvWorkspace workspace = split_kv_workspace(shape);
   const PageIndices pages = expand_page_indices(p, in);
@@ -111,9 +113,11 @@ DeviceOutputs run_split_kv(const MlaDecodeProblem& p, const MlaDecodeInputs& in,
   args.o = o.data();
   args.lse = lse.as<float>();
   args.faults = faults;
+  args.portable_kernels = portable;
   launch_mla_decode_split_kv(args);
 
   DeviceOutputs out;
+  out.wgmma = split_kv_takes_wgmma(args);
   const std::vector<std::uint16_t> o_codes = o.download<std::uint16_t>();
   const std::vector<float> lse_padded = lse.download<float>();
   out.canaries =
@@ -128,8 +132,10 @@ DeviceOutputs run_split_kv(const MlaDecodeProblem& p, const MlaDecodeInputs& in,
   return out;
 }
 
-// num_splits 0: the automatic choice for this device.
-void expect_matches_oracle(const MlaDecodeProblem& problem, int num_splits = 0) {
+// num_splits 0: the automatic choice for this device. took_wgmma: where to say whether stage 1 ran
+// on the Hopper kernel; portable: keep it on the portable one.
+void expect_matches_oracle(const MlaDecodeProblem& problem, int num_splits = 0, bool* took_wgmma = nullptr,
+                           bool portable = false) {
   const MlaDecodeProblem p = with_defaults(problem);
   validate(p);
   const int splits = num_splits > 0 ? num_splits
@@ -139,7 +145,8 @@ void expect_matches_oracle(const MlaDecodeProblem& problem, int num_splits = 0) 
   ASSERT_EQ(split_kv_unsupported(split_kv_shape(p, splits)), std::nullopt);
 
   const MlaDecodeInputs in = make_inputs(p);
-  const DeviceOutputs got = run_split_kv(p, in, splits);
+  const DeviceOutputs got = run_split_kv(p, in, splits, {}, portable);
+  if (took_wgmma != nullptr) *took_wgmma = got.wgmma;
   const MlaDecodeOutputs<double> want = mla_decode_reference(p, in);
   // The kernels round P to q's dtype before P.V on the matrix cores (or keep it finer: a high and a
   // low part when the cache is the other 16-bit type).
@@ -309,6 +316,34 @@ TEST_F(SplitKvDecodeTest, ExactFill) {
   MlaDecodeProblem p = problem(16, 512, 64, {64, 5}, {4, 1});
   p.fill = FillMode::exact;
   expect_matches_oracle(p, 3);
+}
+
+// The Hopper kernel (split_kv_wgmma_kernel.hpp) on the launches it takes: 64 and 128 heads of one
+// token, 16 heads of four tokens (four row tiles with their own causal limits), Lv 512 and 256, bf16
+// and f16, KV tile edges, split counts that leave splits empty. On an sm_90 GPU every one of them
+// must run on it (a build or dispatch that silently fell back would fail here), elsewhere none;
+// each matches the oracle, and so does the portable kernel on the same launch.
+TEST_F(SplitKvDecodeTest, HopperKernelTakesTheModelShapes) {
+  const bool hopper = device_info().arch.rfind("sm_90", 0) == 0;
+  std::vector<MlaDecodeProblem> problems = {
+      problem(64, 512, 64, {1, 31, 32, 33, 1000, 4097}, {1, 1, 1, 1, 1, 1}),
+      problem(128, 512, 64, {700, 65}, {1, 2}),
+      problem(64, 256, 64, {513, 40}, {1, 1}),
+      problem(16, 512, 64, {40, 100, 4, 9}, {4, 3, 4, 2}),
+  };
+  MlaDecodeProblem f16 = problem(128, 256, 64, {333, 64}, {2, 1});
+  f16.q_dtype = f16.kv_dtype = f16.o_dtype = DType::f16;
+  problems.push_back(f16);
+  for (const MlaDecodeProblem& p : problems) {
+    for (int splits : {1, 3, 0}) {
+      bool took = false;
+      expect_matches_oracle(p, splits, &took);
+      EXPECT_EQ(took, hopper) << to_repro(with_defaults(p)) << " on " << device_info().arch;
+      bool took_portable = true;
+      expect_matches_oracle(p, splits, &took_portable, /*portable=*/true);
+      EXPECT_FALSE(took_portable);
+    }
+  }
 }
 
 // No GPU work: a refused shape or a missing buffer stops before any launch.

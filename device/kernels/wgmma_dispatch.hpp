@@ -1,0 +1,42 @@
+#pragma once
+// Which split-KV launches the Hopper kernel (split_kv_wgmma_kernel.hpp) takes. Plain C++, so the
+// rule is host-tested (wgmma_layout_test.cpp); the launcher adds the one fact only the device
+// knows: whether the code it loaded was built for sm_90a.
+#include <cstdint>
+
+#include "core/dtype.hpp"
+
+namespace mlacheck::kernels {
+
+// What the rule looks at, from the launch's shape, tiles and faults.
+struct WgmmaCandidate {
+  DType q_dtype = DType::bf16;
+  DType kv_dtype = DType::bf16;
+  int lv = 0;
+  int rope = 0;
+  int value_tile = 0;  // the dispatch's tiles: the Hopper kernel stages rows whole, unpadded
+  int rope_tile = 0;
+  int row_tiles = 0;            // of the launch's row groups
+  std::uint32_t precision = 0;  // precision faults switched on
+  bool cache_offset_32bit = false;
+  bool q_vector = false;  // 16-byte rows, aligned bases
+  bool kv_vector = false;
+};
+
+// The fewest row tiles a group must hold for the Hopper kernel: it computes 64 rows whatever the
+// group holds, which pays where the portable kernel's products bound it (four row tiles).
+inline constexpr int kWgmmaMinRowTiles = 4;
+
+// q and cache of one 16-bit type, the models' widths (Lv 512 or 256, rope 64) in tiles of their own
+// width (so not under tile-width-from-lk), rows readable in 16-byte chunks, a row group of at least
+// kWgmmaMinRowTiles, and the clean arithmetic: no precision fault, no 32-bit cache offsets. The
+// faults of the block's range and rows (partial_block) apply on both kernels alike.
+constexpr bool wgmma_kernel_fits(const WgmmaCandidate& c) {
+  const bool sixteen_bit = (c.q_dtype == DType::bf16 || c.q_dtype == DType::f16) && c.kv_dtype == c.q_dtype;
+  const bool model_width =
+      (c.lv == 512 || c.lv == 256) && c.rope == 64 && c.value_tile == c.lv && c.rope_tile == c.rope;
+  return sixteen_bit && model_width && c.row_tiles >= kWgmmaMinRowTiles && c.precision == 0 && !c.cache_offset_32bit &&
+         c.q_vector && c.kv_vector;
+}
+
+}  // namespace mlacheck::kernels
