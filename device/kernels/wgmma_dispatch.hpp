@@ -24,8 +24,8 @@ struct WgmmaCandidate {
 };
 
 // The fewest row tiles a group must hold for the Hopper kernel: it computes 64 rows whatever the
-// group holds, which pays where the portable kernel's products bound it (four row tiles).
-inline constexpr int kWgmmaMinRowTiles = 4;
+// group holds, which pays where the portable kernel runs one block per SM (two and four row tiles).
+inline constexpr int kWgmmaMinRowTiles = 2;
 
 // q and cache of one 16-bit type, the models' widths (Lv 512 or 256, rope 64) in tiles of their own
 // width (so not under tile-width-from-lk), rows readable in 16-byte chunks, a row group of at least

@@ -13,13 +13,14 @@
 //   1. wait for the tile's copies, make them visible to the products, barrier;
 //   2. S = q k^T: warpgroup g takes half of Lk's k steps (m64n32k16, both operands in shared
 //      memory); its partial S goes to shared memory, barrier (after which, too, every warpgroup's
-//      products of the previous tile are complete, so the copies of tile t + 2 go into its stage);
-//      each warpgroup adds the other's half, S0 + S1 in both (the same bits);
+//      products of the previous tile are complete, so its stage is free); each warpgroup adds the
+//      other's half, S0 + S1 in both (the same bits);
 //   3. the online softmax in registers (each thread holds 2 rows x 8 tokens; a row's 4 threads are
 //      a quad); P rounded to the MMA type becomes the A registers of the next product in place;
 //   4. O = O alpha + P V: warpgroup g owns O's columns g Lv/2 .. (g+1) Lv/2 - 1 (m64n256k16 or
 //      m64n128k16, V as the MN-major operand from the same stage the keys came from); left in
-//      flight until the next tile's scores are waited for.
+//      flight until the next tile's scores are waited for. While it runs, the copies of tile
+//      t + 2 are issued into the stage of tile t - 1.
 // Thread t of warpgroup g serves rows acc_row(t, .) of row tile t / 32 (its warp).
 #include <cstddef>
 #include <cstdint>
@@ -183,9 +184,6 @@ struct WgmmaRowGroupAttention {
             make_float4(s[4 * j], s[4 * j + 1], s[4 * j + 2], s[4 * j + 3]);
       }
       __syncthreads();  // both halves of S stored; every product of tile - 1 is complete
-      if (tile + 2 < n_tiles) stage_kv(sh, (tile + 2) % G::kStages, next_slot, cache);
-      commit_copies();  // one group per tile, empty past the end, so the wait count holds
-      next_slot = slot_of(tile + 3);
 #pragma unroll
       for (int j = 0; j < G::kSAcc / 4; ++j) {
         const float4 other = exchange[((1 - g) * (G::kSAcc / 4) + j) * wgmma::kWarpgroupThreads + t];
@@ -219,6 +217,11 @@ struct WgmmaRowGroupAttention {
         }
       }
       wgmma::commit();
+      // The copies of tile + 2 into the stage tile - 1 left (free since the barrier above), issued
+      // while P V runs rather than before the softmax.
+      if (tile + 2 < n_tiles) stage_kv(sh, (tile + 2) % G::kStages, next_slot, cache);
+      commit_copies();  // one group per tile, empty past the end, so the wait count holds
+      next_slot = slot_of(tile + 3);
     }
     wgmma::wait<0>();
     wgmma::hold(st.o);

@@ -318,9 +318,10 @@ TEST_F(SplitKvDecodeTest, ExactFill) {
   expect_matches_oracle(p, 3);
 }
 
-// The Hopper kernel (split_kv_wgmma_kernel.hpp) on the launches it takes: 64 and 128 heads of one
-// token, 16 heads of four tokens (four row tiles with their own causal limits), Lv 512 and 256, bf16
-// and f16, KV tile edges, split counts that leave splits empty. On an sm_90 GPU every one of them
+// The Hopper kernel (split_kv_wgmma_kernel.hpp) on the launches it takes: 32, 64 and 128 heads of
+// one token, 16 heads of four tokens (four row tiles with their own causal limits), 8 heads (padded
+// to 16) of two tokens (two row tiles, the other two empty), Lv 512 and 256, bf16 and f16, KV tile
+// edges, split counts that leave splits empty. On an sm_90 GPU every one of them
 // must run on it (a build or dispatch that silently fell back would fail here), elsewhere none;
 // each matches the oracle, and so does the portable kernel on the same launch.
 TEST_F(SplitKvDecodeTest, HopperKernelTakesTheModelShapes) {
@@ -329,7 +330,10 @@ TEST_F(SplitKvDecodeTest, HopperKernelTakesTheModelShapes) {
       problem(64, 512, 64, {1, 31, 32, 33, 1000, 4097}, {1, 1, 1, 1, 1, 1}),
       problem(128, 512, 64, {700, 65}, {1, 2}),
       problem(64, 256, 64, {513, 40}, {1, 1}),
+      problem(32, 512, 64, {200, 31}, {1, 1}),
+      problem(32, 256, 64, {513, 40}, {1, 1}),
       problem(16, 512, 64, {40, 100, 4, 9}, {4, 3, 4, 2}),
+      problem(8, 512, 64, {77, 2}, {2, 2}),
   };
   MlaDecodeProblem f16 = problem(128, 256, 64, {333, 64}, {2, 1});
   f16.q_dtype = f16.kv_dtype = f16.o_dtype = DType::f16;

@@ -119,6 +119,9 @@ TEST(WgmmaDispatch, TakesTheModelShapesOnTheCleanKernelOnly) {
   WgmmaCandidate f16 = deepseek();
   f16.q_dtype = f16.kv_dtype = DType::f16;
   EXPECT_TRUE(wgmma_kernel_fits(f16));
+  WgmmaCandidate two_tiles = deepseek();
+  two_tiles.row_tiles = 2;
+  EXPECT_TRUE(wgmma_kernel_fits(two_tiles));
 
   std::vector<std::pair<const char*, WgmmaCandidate>> refused;
   const auto with = [&](const char* what, auto change) {
@@ -135,7 +138,7 @@ TEST(WgmmaDispatch, TakesTheModelShapesOnTheCleanKernelOnly) {
     c.value_tile = 1024;
     c.rope_tile = 0;
   });
-  with("two row tiles", [](WgmmaCandidate& c) { c.row_tiles = 2; });
+  with("one row tile", [](WgmmaCandidate& c) { c.row_tiles = 1; });
   with("a precision fault", [](WgmmaCandidate& c) { c.precision = 1; });
   with("cache-offset-32bit", [](WgmmaCandidate& c) { c.cache_offset_32bit = true; });
   with("unaligned q", [](WgmmaCandidate& c) { c.q_vector = false; });
