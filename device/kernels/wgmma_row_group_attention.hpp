@@ -13,14 +13,13 @@
 //   1. wait for the tile's copies, make them visible to the products, barrier;
 //   2. S = q k^T: warpgroup g takes half of Lk's k steps (m64n32k16, both operands in shared
 //      memory); its partial S goes to shared memory, barrier (after which, too, every warpgroup's
-//      products of the previous tile are complete, so its stage is free); each warpgroup adds the
-//      other's half, S0 + S1 in both (the same bits);
+//      products of the previous tile are complete, so the copies of tile t + 2 go into its stage);
+//      each warpgroup adds the other's half, S0 + S1 in both (the same bits);
 //   3. the online softmax in registers (each thread holds 2 rows x 8 tokens; a row's 4 threads are
 //      a quad); P rounded to the MMA type becomes the A registers of the next product in place;
 //   4. O = O alpha + P V: warpgroup g owns O's columns g Lv/2 .. (g+1) Lv/2 - 1 (m64n256k16 or
 //      m64n128k16, V as the MN-major operand from the same stage the keys came from); left in
-//      flight until the next tile's scores are waited for. While it runs, the copies of tile
-//      t + 2 are issued into the stage of tile t - 1.
+//      flight until the next tile's scores are waited for.
 // Thread t of warpgroup g serves rows acc_row(t, .) of row tile t / 32 (its warp).
 #include <cstddef>
 #include <cstdint>
@@ -57,7 +56,7 @@ struct WgmmaGeometry {
   static constexpr int kOAcc = kValueHalf / 2;     // fp32 of O per thread
   static constexpr int kQBytes = wgmma::swizzled_tile_bytes(kRows, kLk);
   static constexpr int kStageBytes = wgmma::swizzled_tile_bytes(kTokens, kLk);
-  static constexpr int kExchangeBytes = 2 * 2 * kSAcc * wgmma::kWarpgroupThreads * 4;  // 2 tiles x 2 halves
+  static constexpr int kExchangeBytes = 2 * kSAcc * wgmma::kWarpgroupThreads * 4;
   static constexpr int kChunksPerRow = kLk / 8;
   // KV copies: thread (row tid / 8, lane tid % 8) copies chunk 8 k + lane of its row for every
   // slab k, so 8 neighbours read one 128-byte line of the row. q: (row tid / 4, lane tid % 4).
@@ -139,7 +138,10 @@ struct WgmmaRowGroupAttention {
     if (n_tiles > 1) stage_kv(sh, 1, slot_of(1), cache);
     commit_copies();  // group 1: tile 1
     std::int32_t next_slot = slot_of(2);
+
     const float scale = taken_softmax_scale(p.score_scale, p.precision) * kLog2e;
+    const std::uint32_t q_address = shared_address(sh + L::kQ);
+    float4* exchange = reinterpret_cast<float4*>(sh + L::kExchange);
 
     State st;
 #pragma unroll
@@ -148,24 +150,50 @@ struct WgmmaRowGroupAttention {
     st.l_run[0] = st.l_run[1] = 0.0f;
     __syncthreads();  // the row tiles are published
     const int limit = tiles.limit[t / 32];
-    if (n_tiles > 0) {
-      wait_copies<1>();  // q and tile 0
-      wgmma::shared_to_async();
-      __syncthreads();
-      scores_to_shared(sh, 0, st);
-    }
 
     for (int tile = 0; tile < n_tiles; ++tile) {
-      // Both halves of this tile's S are stored (and the P V of the tile before is done).
-      wait_copies<0>();  // tile + 1 has landed for this thread
+      const int stage = tile % G::kStages;
+      const std::uint32_t kv_address = shared_address(sh + L::kKv + stage * G::kStageBytes);
+      wait_copies<1>();  // this thread's copies of tile `tile` (and q) have landed
       wgmma::shared_to_async();
-      __syncthreads();  // S stored; tile + 1 visible to the products; the stage of tile - 1 free
+      __syncthreads();  // ... everyone's
+
+      // 2. This warpgroup's half of S; the previous tile's P V completes on the same wait.
+      float s[G::kSAcc];
+      wgmma::fence();
+#pragma unroll
+      for (int k = 0; k < G::kHalfKSteps; ++k) {
+        const int step = g * G::kHalfKSteps + k;
+        const std::uint32_t within = (step % 4) * 32;
+        const std::uint32_t slab = step / 4;
+        wgmma::mma_ss_m64n32k16<T>(
+            s, wgmma::k_major_descriptor(q_address + slab * wgmma::slab_bytes(G::kRows) + within),
+            wgmma::k_major_descriptor(kv_address + slab * wgmma::slab_bytes(G::kTokens) + within),
+            k == 0 ? 0 : 1);  // the first product starts the sum
+      }
+      wgmma::commit();
+      wgmma::wait<0>();
+      wgmma::hold(s);
+      wgmma::hold(st.o);
+#pragma unroll
+      for (int j = 0; j < G::kSAcc / 4; ++j) {
+        exchange[(g * (G::kSAcc / 4) + j) * wgmma::kWarpgroupThreads + t] =
+            make_float4(s[4 * j], s[4 * j + 1], s[4 * j + 2], s[4 * j + 3]);
+      }
+      __syncthreads();  // both halves of S stored; every product of tile - 1 is complete
       if (tile + 2 < n_tiles) stage_kv(sh, (tile + 2) % G::kStages, next_slot, cache);
       commit_copies();  // one group per tile, empty past the end, so the wait count holds
       next_slot = slot_of(tile + 3);
-      float s[G::kSAcc];
-      sum_partial_scores(sh, tile, s);
+#pragma unroll
+      for (int j = 0; j < G::kSAcc / 4; ++j) {
+        const float4 other = exchange[((1 - g) * (G::kSAcc / 4) + j) * wgmma::kWarpgroupThreads + t];
+        s[4 * j] += other.x;
+        s[4 * j + 1] += other.y;
+        s[4 * j + 2] += other.z;
+        s[4 * j + 3] += other.w;
+      }
 
+      // 3. Online softmax of this thread's 2 rows x 8 tokens.
       std::uint32_t a[G::kTokens / 16][4];
       float alpha[2];
       softmax(s, st, limit - tile * G::kTokens, scale, a, alpha);
@@ -173,18 +201,22 @@ struct WgmmaRowGroupAttention {
 #pragma unroll
         for (int i = 0; i < G::kOAcc; ++i) st.o[i] *= alpha[i / 2 % 2];
       }
-      // S of the next tile, then P V of this one, with no barrier between: the matrix cores run
-      // both back to back, and one wait covers both.
-      float s_next[G::kSAcc];
-      const bool more = tile + 1 < n_tiles;
-      if (more) issue_scores(sh, tile + 1, s_next);
-      issue_pv(sh, tile, a, st);
-      wgmma::wait<0>();
+
+      // 4. O += P V on this warpgroup's value columns.
       wgmma::hold(st.o);
-      if (more) {
-        wgmma::hold(s_next);
-        store_partial_scores(sh, tile + 1, s_next);
+      wgmma::fence();
+      const std::uint32_t v_address =
+          kv_address + g * (G::kValueHalf / wgmma::kSlabCols) * wgmma::slab_bytes(G::kTokens);
+#pragma unroll
+      for (int kk = 0; kk < G::kTokens / 16; ++kk) {
+        const std::uint64_t v = wgmma::mn_major_descriptor(v_address + kk * 16 * wgmma::kSwizzleRowBytes, G::kTokens);
+        if constexpr (G::kValueHalf == 256) {
+          wgmma::mma_rs_m64n256k16<T>(st.o, a[kk], v);
+        } else {
+          wgmma::mma_rs_m64n128k16<T>(st.o, a[kk], v);
+        }
       }
+      wgmma::commit();
     }
     wgmma::wait<0>();
     wgmma::hold(st.o);
@@ -235,89 +267,6 @@ struct WgmmaRowGroupAttention {
  private:
   static __device__ std::uint32_t shared_address(const void* p) {
     return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
-  }
-
-  // This warpgroup's half of S of `tile` (its stage landed and published) into s, issued and
-  // committed: s is neither read nor written until a wait covers it.
-  static __device__ void issue_scores(char* sh, int tile, float (&s)[G::kSAcc]) {
-    const int g = static_cast<int>(threadIdx.x) / wgmma::kWarpgroupThreads;
-    const std::uint32_t q_address = shared_address(sh + L::kQ);
-    const std::uint32_t kv_address = shared_address(sh + L::kKv + tile % G::kStages * G::kStageBytes);
-    // The first product starts the sum (accumulate 0), so no instruction writes s while the batch
-    // before it is in flight.
-    wgmma::fence();
-#pragma unroll
-    for (int k = 0; k < G::kHalfKSteps; ++k) {
-      const int step = g * G::kHalfKSteps + k;
-      const std::uint32_t within = step % 4 * 32;
-      const std::uint32_t slab = step / 4;
-      wgmma::mma_ss_m64n32k16<T>(s, wgmma::k_major_descriptor(q_address + slab * wgmma::slab_bytes(G::kRows) + within),
-                                 wgmma::k_major_descriptor(kv_address + slab * wgmma::slab_bytes(G::kTokens) + within),
-                                 k == 0 ? 0 : 1);
-    }
-    wgmma::commit();
-  }
-
-  // This warpgroup's half of S of `tile` into shared memory: issued, waited for (with every batch
-  // before it, so O is complete after it too) and stored. Its accumulators live inside this call
-  // only: held across a loop's back edge in flight, they would make ptxas serialise the products.
-  static __device__ void scores_to_shared(char* sh, int tile, State& st) {
-    float s[G::kSAcc];
-    issue_scores(sh, tile, s);
-    wgmma::wait<0>();
-    wgmma::hold(s);
-    wgmma::hold(st.o);
-    store_partial_scores(sh, tile, s);
-  }
-
-  // The partial scores of warpgroup g for `tile`, in buffer tile % 2: a warpgroup that stores the
-  // next tile's half never overwrites the one the other still reads. Thread t's four float4 lie a
-  // warpgroup apart, so a warpgroup's stores and loads take consecutive 16-byte words.
-  static __device__ float4* partial_scores(char* sh, int tile, int g) {
-    return reinterpret_cast<float4*>(sh + L::kExchange) +
-           (tile % 2 * 2 + g) * (G::kSAcc / 4) * wgmma::kWarpgroupThreads +
-           static_cast<int>(threadIdx.x) % wgmma::kWarpgroupThreads;
-  }
-  static __device__ void store_partial_scores(char* sh, int tile, const float (&s)[G::kSAcc]) {
-    float4* mine = partial_scores(sh, tile, static_cast<int>(threadIdx.x) / wgmma::kWarpgroupThreads);
-#pragma unroll
-    for (int j = 0; j < G::kSAcc / 4; ++j) {
-      mine[j * wgmma::kWarpgroupThreads] = make_float4(s[4 * j], s[4 * j + 1], s[4 * j + 2], s[4 * j + 3]);
-    }
-  }
-  // S of `tile`: S0 + S1 in both warpgroups (the same bits: a sum of two floats does not depend on
-  // their order).
-  static __device__ void sum_partial_scores(char* sh, int tile, float (&s)[G::kSAcc]) {
-    const float4* first = partial_scores(sh, tile, 0);
-    const float4* second = partial_scores(sh, tile, 1);
-#pragma unroll
-    for (int j = 0; j < G::kSAcc / 4; ++j) {
-      const float4 x = first[j * wgmma::kWarpgroupThreads];
-      const float4 y = second[j * wgmma::kWarpgroupThreads];
-      s[4 * j] = x.x + y.x;
-      s[4 * j + 1] = x.y + y.y;
-      s[4 * j + 2] = x.z + y.z;
-      s[4 * j + 3] = x.w + y.w;
-    }
-  }
-
-  // O += P V on this warpgroup's value columns of `tile`, issued and committed.
-  static __device__ void issue_pv(char* sh, int tile, const std::uint32_t (&a)[G::kTokens / 16][4], State& st) {
-    const int g = static_cast<int>(threadIdx.x) / wgmma::kWarpgroupThreads;
-    const std::uint32_t v_address = shared_address(sh + L::kKv + tile % G::kStages * G::kStageBytes) +
-                                    g * (G::kValueHalf / wgmma::kSlabCols) * wgmma::slab_bytes(G::kTokens);
-    wgmma::hold(st.o);
-    wgmma::fence();
-#pragma unroll
-    for (int kk = 0; kk < G::kTokens / 16; ++kk) {
-      const std::uint64_t v = wgmma::mn_major_descriptor(v_address + kk * 16 * wgmma::kSwizzleRowBytes, G::kTokens);
-      if constexpr (G::kValueHalf == 256) {
-        wgmma::mma_rs_m64n256k16<T>(st.o, a[kk], v);
-      } else {
-        wgmma::mma_rs_m64n128k16<T>(st.o, a[kk], v);
-      }
-    }
-    wgmma::commit();
   }
 
   // q's 64 rows into the swizzled q tile; rows of an unused row tile are zeros.
