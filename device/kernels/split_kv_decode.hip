@@ -9,7 +9,7 @@
 #include "device/kernels/split_kv_decode.hpp"
 #include "device/kernels/split_kv_merge_kernel.hpp"
 #include "device/kernels/split_kv_partial_kernel.hpp"
-#include "device/kernels/wgmma_dispatch.hpp"
+#include "device/kernels/wgmma_choice.hpp"
 #include "device/platform/gpu_check.hpp"
 #if defined(MLACHECK_GPU_CUDA)
 #include <array>
@@ -26,7 +26,10 @@ void require_pointer(const void* ptr, const char* name) {
   if (ptr == nullptr) throw std::invalid_argument(std::string("split-KV MLA decode: ") + name + " is null");
 }
 
+}  // namespace
+
 #if defined(MLACHECK_GPU_CUDA)
+namespace {
 // 1 in the code built for sm_90a, 0 in every other target's: the device's copy says which code the
 // runtime loaded for it.
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -34,10 +37,10 @@ __device__ int wgmma_code_loaded = 1;
 #else
 __device__ int wgmma_code_loaded = 0;
 #endif
+}  // namespace
 
-// Read once per device (0: not yet read, 1: no, 2: yes).
 bool wgmma_built_for_device() {
-  static std::array<std::atomic<int>, 64> known{};
+  static std::array<std::atomic<int>, 64> known{};  // per device: 0 not yet read, 1 no, 2 yes
   int device = 0;
   GPU_CHECK(hipGetDevice(&device));
   if (device < 0 || device >= static_cast<int>(known.size())) return false;
@@ -50,24 +53,11 @@ bool wgmma_built_for_device() {
   }
   return answer == 2;
 }
+#else
+bool wgmma_built_for_device() { return false; }
 #endif
 
-// The launch's case as wgmma_kernel_fits sees it.
-WgmmaCandidate wgmma_candidate(const SplitKvArgs& a, const AttentionParams& t, const RowGroups& groups) {
-  WgmmaCandidate c;
-  c.q_dtype = a.shape.q_dtype;
-  c.kv_dtype = a.shape.kv_dtype;
-  c.lv = t.lv;
-  c.rope = t.rope;
-  c.value_tile = t.value_tile;
-  c.rope_tile = t.rope_tile;
-  c.row_tiles = groups.row_tiles;
-  c.precision = t.precision;
-  c.cache_offset_32bit = t.cache_offset_32bit;
-  c.q_vector = t.q_vector;
-  c.kv_vector = t.kv_vector;
-  return c;
-}
+namespace {
 
 // Stage 1's attention parameters and row groups, as launch and split_kv_takes_wgmma see them.
 struct Stage1Choice {
@@ -95,18 +85,13 @@ Stage1Choice stage1_choice(const SplitKvArgs& a) {
 // Stage 1 on the Hopper kernel: T the 16-bit type of q and cache, Lv 512 or 256.
 void launch_wgmma_stage1(const SplitKvArgs& a, const PartialParams& partial, dim3 grid, hipStream_t stream) {
 #if defined(MLACHECK_GPU_CUDA)
-  with_16bit_type("q_dtype", a.shape.q_dtype, [&](auto tag) {
+  with_wgmma_instance(a.shape.q_dtype, a.shape.lv, [&](auto tag, auto lv) {
     using T = typename decltype(tag)::type;
-    const auto run = [&](auto lv) {
-      constexpr int kLv = decltype(lv)::value;
-      const auto kernel = split_kv_wgmma_kernel<T, kLv>;
-      const std::size_t shared_bytes = WgmmaShared<kLv>::kLaunchBytes;
-      allow_shared_bytes(reinterpret_cast<const void*>(kernel), shared_bytes);
-      kernel<<<grid, WgmmaGeometry<kLv>::kThreads, shared_bytes, stream>>>(partial);
-    };
-    if (a.shape.lv == 512) return run(std::integral_constant<int, 512>{});
-    if (a.shape.lv == 256) return run(std::integral_constant<int, 256>{});
-    throw std::logic_error("split-KV MLA decode: no Hopper kernel for Lv " + std::to_string(a.shape.lv));
+    constexpr int kLv = decltype(lv)::value;
+    const auto kernel = split_kv_wgmma_kernel<T, kLv>;
+    const std::size_t shared_bytes = WgmmaShared<kLv>::kLaunchBytes;
+    allow_shared_bytes(reinterpret_cast<const void*>(kernel), shared_bytes);
+    kernel<<<grid, WgmmaGeometry<kLv>::kThreads, shared_bytes, stream>>>(partial);
   });
 #else
   (void)a;

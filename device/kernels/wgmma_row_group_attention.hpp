@@ -118,6 +118,7 @@ struct WgmmaRowGroupAttention {
     const int g = tid / wgmma::kWarpgroupThreads;
     const int t = tid % wgmma::kWarpgroupThreads;
     auto& tiles = *reinterpret_cast<typename L::Tiles*>(sh + L::kTiles);
+    __syncthreads();  // the previous row group's write() has read the tiles (the persistent loop)
     if (tid < G::kRowTiles) {
       tiles.q[tid] = rows.tile[tid].q;
       tiles.out_row[tid] = rows.tile[tid].out_row;

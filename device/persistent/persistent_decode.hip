@@ -1,16 +1,19 @@
 // The persistent launcher: checks the buffer set (S1), the shape and the plan, chooses the row
 // groups, turns the runtime dtypes and the row tiles into template arguments, and enqueues the
 // persistent kernel and the reduce.
-#include "device/persistent/persistent_decode.hpp"
-
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
 #include <string>
 
 #include "device/kernels/kernel_dispatch.hpp"
+#include "device/kernels/wgmma_choice.hpp"
+#include "device/persistent/persistent_decode.hpp"
 #include "device/persistent/persistent_decode_kernel.hpp"
 #include "device/persistent/persistent_reduce_kernel.hpp"
+#if defined(MLACHECK_GPU_CUDA)
+#include "device/persistent/persistent_wgmma_kernel.hpp"
+#endif
 #include "device/platform/gpu_check.hpp"
 
 namespace mlacheck::kernels {
@@ -68,7 +71,49 @@ void launch_reduce(const PersistentArgs& a, hipStream_t stream) {
   GPU_CHECK_LAUNCH("persistent_reduce_kernel", stream);
 }
 
+AttentionParams persistent_attention_params(const PersistentArgs& a) {
+  const PersistentShape& s = a.shape;
+  AttentionParams t = attention_params(a.q, s.q_dtype, a.kv_cache, s.kv_dtype, s.lv, s.rope,
+                                       {s.scale, s.kv_scale, s.q_scale}, latent_tiles(s.lv, s.rope, false), a.faults);
+  t.precision = precision_fault_bits(a.faults);
+  t.cache_offset_32bit = a.faults.has(Fault::cache_offset_32bit);
+  t.fp8_scores = t.fp8_scores && kPersistentFp8Products;  // what the kernel will do
+  return t;
+}
+
+bool takes_wgmma(const PersistentArgs& a, const AttentionParams& t, const RowGroups& groups) {
+  return !a.portable_kernels &&
+         wgmma_kernel_fits(wgmma_candidate(a.shape.q_dtype, a.shape.kv_dtype, t, groups.row_tiles)) &&
+         wgmma_built_for_device();
+}
+
+// The persistent kernel on the Hopper instance of the shape (CUDA builds only), one block per
+// work list as the portable instance it replaces (both hold one block per SM).
+void launch_wgmma(const PersistentShape& s, const PersistentParams& p, int blocks, hipStream_t stream) {
+#if defined(MLACHECK_GPU_CUDA)
+  with_wgmma_instance(s.q_dtype, s.lv, [&](auto tag, auto lv) {
+    using T = typename decltype(tag)::type;
+    constexpr int kLv = decltype(lv)::value;
+    const auto kernel = persistent_wgmma_kernel<T, kLv>;
+    const std::size_t shared_bytes = WgmmaShared<kLv>::kLaunchBytes;
+    allow_shared_bytes(reinterpret_cast<const void*>(kernel), shared_bytes);
+    kernel<<<static_cast<unsigned>(blocks), WgmmaGeometry<kLv>::kThreads, shared_bytes, stream>>>(p);
+  });
+#else
+  (void)s;
+  (void)p;
+  (void)blocks;
+  (void)stream;
+  throw std::logic_error("persistent MLA decode: the Hopper kernel exists in CUDA builds only");
+#endif
+}
+
 }  // namespace
+
+bool persistent_takes_wgmma(const PersistentArgs& a) {
+  return takes_wgmma(a, persistent_attention_params(a),
+                     persistent_row_groups(a.shape, a.plan.q_tile_tokens, a.plan.max_q_len));
+}
 
 int persistent_block_slots(const PersistentShape& s, int max_q_len, int compute_units) {
   if (auto why = persistent_unsupported(s)) refuse(*why);
@@ -108,11 +153,7 @@ void launch_mla_decode_persistent(const PersistentArgs& a, StreamHandle stream_h
   const auto stream = static_cast<hipStream_t>(stream_handle);
 
   PersistentParams p{};
-  p.attention = attention_params(a.q, s.q_dtype, a.kv_cache, s.kv_dtype, s.lv, s.rope,
-                                 {s.scale, s.kv_scale, s.q_scale}, latent_tiles(s.lv, s.rope, false), a.faults);
-  p.attention.precision = precision_fault_bits(a.faults);
-  p.attention.cache_offset_32bit = a.faults.has(Fault::cache_offset_32bit);
-  p.attention.fp8_scores = p.attention.fp8_scores && kPersistentFp8Products;  // what the kernel will do
+  p.attention = persistent_attention_params(a);
   p.groups = persistent_row_groups(s, a.plan.q_tile_tokens, a.plan.max_q_len);
   p.q = a.q;
   p.kv_indices = a.kv_indices;
@@ -135,8 +176,12 @@ void launch_mla_decode_persistent(const PersistentArgs& a, StreamHandle stream_h
     allow_shared_bytes(reinterpret_cast<const void*>(kernel), shared_bytes);
     kernel<<<static_cast<unsigned>(a.plan.num_cus), kAttentionThreads, shared_bytes, stream>>>(p);
   };
-  with_attention_kernel(s.q_dtype, s.kv_dtype, p.groups.row_tiles, launch,
-                        a.faults.has(Fault::supports_accepts_mixed_dtypes));
+  if (takes_wgmma(a, p.attention, p.groups)) {
+    launch_wgmma(s, p, a.plan.num_cus, stream);
+  } else {
+    with_attention_kernel(s.q_dtype, s.kv_dtype, p.groups.row_tiles, launch,
+                          a.faults.has(Fault::supports_accepts_mixed_dtypes));
+  }
   GPU_CHECK_LAUNCH("persistent_decode_kernel", stream);
   launch_reduce(a, stream);
 }

@@ -30,7 +30,15 @@ struct PersistentArgs {
   // (the scales, R11), cache-offset-32bit (R4) and the precision faults (the row-group attention); the other faults act
   // before the launch.
   FaultSet faults;
+  // Keeps the portable kernel where the Hopper one would take the launch (the tests hold the two
+  // against each other).
+  bool portable_kernels = false;
 };
+
+// Whether this launch runs on the Hopper warpgroup kernel (persistent_wgmma_kernel.hpp): the shape,
+// tiles and faults fit it (wgmma_dispatch.hpp), the current device loaded code built for sm_90a,
+// and portable_kernels is off. False on every other build and device.
+bool persistent_takes_wgmma(const PersistentArgs& args);
 
 // Resident blocks of the persistent kernel for `s` and a batch whose longest request has max_q_len
 // query tokens on the current device: compute_units x the occupancy per CU/SM of the kernel

@@ -12,14 +12,13 @@
 // so a row of a later piece of a split tile can see none of the piece's range. It then gets
 // O = 0, LSE = -inf, which the merge ignores.
 // First: defines __host__ / __device__, which dtype_convert.hpp uses.
-#include "device/platform/gpu_runtime.hpp"
-
 #include <cstdint>
 
 #include "core/dtype_convert.hpp"
 #include "device/kernels/row_group_attention.hpp"
 #include "device/kernels/split_kv_plan.hpp"
 #include "device/planner/plan_layout.hpp"
+#include "device/platform/gpu_runtime.hpp"
 
 namespace mlacheck::kernels {
 
@@ -49,13 +48,11 @@ struct PersistentParams {
 // (docs/performance.md, note 8), so this kernel widens them.
 inline constexpr bool kPersistentFp8Products = false;
 
-template <class Q, class KV, int kRowTiles>
-__global__ void __launch_bounds__(kAttentionThreads,
-                                  (RowGroupAttention<Q, KV, kRowTiles, kPersistentFp8Products>::G::kBlocksPerCu))
-    persistent_decode_kernel(PersistentParams p) {
-  using Attention = RowGroupAttention<Q, KV, kRowTiles, kPersistentFp8Products>;
-  extern __shared__ Chunk16 dynamic_shared[];
-  auto& shared = *reinterpret_cast<typename Attention::Shared*>(dynamic_shared);
+// The work loop both persistent kernels run: every row group of every item of this block's work
+// list through Attention (attend(shared, ...) and write<Out>(shared, ...)), whose row groups hold
+// kRowTiles row tiles of q type Q.
+template <class Attention, class Q, int kRowTiles, class Shared>
+__device__ void walk_work_list(const PersistentParams& p, Shared& shared) {
   const int lk = p.attention.lv + p.attention.rope;
   const int lv = p.attention.lv;
   const int head_tiles = p.padded_heads / kHeadTile;
@@ -103,6 +100,16 @@ __global__ void __launch_bounds__(kAttentionThreads,
       }
     }
   }
+}
+
+template <class Q, class KV, int kRowTiles>
+__global__ void __launch_bounds__(kAttentionThreads,
+                                  (RowGroupAttention<Q, KV, kRowTiles, kPersistentFp8Products>::G::kBlocksPerCu))
+    persistent_decode_kernel(PersistentParams p) {
+  using Attention = RowGroupAttention<Q, KV, kRowTiles, kPersistentFp8Products>;
+  extern __shared__ Chunk16 dynamic_shared[];
+  auto& shared = *reinterpret_cast<typename Attention::Shared*>(dynamic_shared);
+  walk_work_list<Attention, Q, kRowTiles>(p, shared);
 }
 
 }  // namespace mlacheck::kernels

@@ -14,6 +14,7 @@
 #include "core/mla_inputs.hpp"
 #include "core/mla_problem.hpp"
 #include "core/tolerance.hpp"
+#include "device/platform/device_info.hpp"
 #include "device/tests/fp8_query_cases.hpp"
 #include "device/tests/requires_device.hpp"
 #include "persistent_run.hpp"
@@ -43,11 +44,14 @@ double max_abs_finite(const std::vector<float>& v, double scale) {
 }
 
 // Runs p on num_cus work lists and checks it against the oracle; returns the plan's walk.
-PlanWalk expect_matches_oracle(const MlaDecodeProblem& p, int num_cus) {
+// took_wgmma: where to say whether it ran on the Hopper kernel; portable: keep it on the portable one.
+PlanWalk expect_matches_oracle(const MlaDecodeProblem& p, int num_cus, bool* took_wgmma = nullptr,
+                               bool portable = false) {
   validate(p);
   SCOPED_TRACE(to_repro(p) + " num_cus=" + std::to_string(num_cus));
   const MlaDecodeInputs in = make_inputs(p);
-  const PersistentRun got = run_persistent(p, in, num_cus);
+  const PersistentRun got = run_persistent(p, in, num_cus, portable);
+  if (took_wgmma != nullptr) *took_wgmma = got.wgmma;
   EXPECT_TRUE(got.walk.clean()) << got.walk.summary();
   const MlaDecodeOutputs<double> want = mla_decode_reference(p, in);
   // The kernels round P to q's dtype before P.V on the matrix cores (or keep it finer: a high and a
@@ -71,6 +75,34 @@ PlanWalk expect_matches_oracle(const MlaDecodeProblem& p, int num_cus) {
 }
 
 using PersistentKernelTest = RequiresDevice;
+
+// The Hopper kernel (persistent_wgmma_kernel.hpp) on the launches it takes: 32, 64 and 128 heads,
+// 16 heads of four tokens, Lv 512 and 256, bf16 and f16, one work list (nothing split, row groups
+// back to back in one block), a few and many (split tiles, partial rows, rows that see nothing).
+// On an sm_90 GPU every one must run on it, elsewhere none; each matches the oracle, and so does
+// the portable kernel on the same launch.
+TEST_F(PersistentKernelTest, HopperKernelTakesTheModelShapes) {
+  const bool hopper = device_info().arch.rfind("sm_90", 0) == 0;
+  std::vector<MlaDecodeProblem> problems = {
+      problem(64, {1, 33, 1000, 4097}, {1, 1, 1, 1}),
+      problem(128, {700, 65}, {1, 2}),
+      problem(32, {513, 40}, {1, 1}, 256),
+      problem(16, {40, 100, 4, 9}, {4, 3, 4, 2}),
+  };
+  MlaDecodeProblem f16 = problem(128, {333, 64}, {2, 1}, 256);
+  f16.q_dtype = f16.kv_dtype = f16.o_dtype = DType::f16;
+  problems.push_back(f16);
+  for (const MlaDecodeProblem& p : problems) {
+    for (int num_cus : {1, 5, 64}) {
+      bool took = false;
+      expect_matches_oracle(p, num_cus, &took);
+      EXPECT_EQ(took, hopper) << to_repro(p) << " on " << device_info().arch;
+      bool took_portable = true;
+      expect_matches_oracle(p, num_cus, &took_portable, /*portable=*/true);
+      EXPECT_FALSE(took_portable);
+    }
+  }
+}
 
 TEST_F(PersistentKernelTest, OneWorkListSplitsNothing) {
   const MlaDecodeProblem p = problem(16, {1, 17, 300, 40, 9}, {1, 2, 3, 8, 5});

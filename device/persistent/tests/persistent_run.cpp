@@ -36,7 +36,7 @@ DeviceBuffer upload_ints(std::string_view name, const std::vector<std::int32_t>&
 
 }  // namespace
 
-PersistentRun run_persistent(const MlaDecodeProblem& p, const MlaDecodeInputs& in, int num_cus) {
+PersistentRun run_persistent(const MlaDecodeProblem& p, const MlaDecodeInputs& in, int num_cus, bool portable) {
   const PlannerInputs plan_in = planner_inputs(p);
   const MetadataInfo info = metadata_info(plan_in, num_cus);
   HostMetadata plan = allocate_metadata(info);
@@ -83,7 +83,9 @@ PersistentRun run_persistent(const MlaDecodeProblem& p, const MlaDecodeInputs& i
   args.partial_lse = partial_lse.as<float>();
   args.o = o.data();
   args.lse = lse.as<float>();
+  args.portable_kernels = portable;
   launch_mla_decode_persistent(args);
+  out.wgmma = persistent_takes_wgmma(args);
 
   const std::vector<std::uint16_t> o_codes = o.download<std::uint16_t>();
   const std::vector<float> lse_padded = lse.download<float>();

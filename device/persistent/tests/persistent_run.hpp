@@ -22,9 +22,11 @@ struct PersistentRun {
   std::size_t lse_unwritten = 0;
   CanaryReport canaries;  // every buffer: inputs, the six plan buffers, partials, outputs
   MetadataHeader header{};
-  PlanWalk walk;  // the plan read back by the host twin
+  PlanWalk walk;       // the plan read back by the host twin
+  bool wgmma = false;  // the launch ran on the Hopper kernel
 };
 
-PersistentRun run_persistent(const MlaDecodeProblem& p, const MlaDecodeInputs& in, int num_cus);
+// portable: the portable kernel even where the Hopper one would take the launch.
+PersistentRun run_persistent(const MlaDecodeProblem& p, const MlaDecodeInputs& in, int num_cus, bool portable = false);
 
 }  // namespace mlacheck::kernels
