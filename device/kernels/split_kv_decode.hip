@@ -75,10 +75,9 @@ Stage1Choice stage1_choice(const SplitKvArgs& a) {
   c.attention.precision = precision_fault_bits(a.faults);
   c.attention.cache_offset_32bit = a.faults.has(Fault::cache_offset_32bit);
   c.groups = row_groups(s.padded_heads, s.max_q_len, row_tile_policy(s.q_dtype, s.kv_dtype));
-#if defined(MLACHECK_GPU_CUDA)
-  c.wgmma =
-      !a.portable_kernels && wgmma_kernel_fits(wgmma_candidate(a, c.attention, c.groups)) && wgmma_built_for_device();
-#endif
+  c.wgmma = !a.portable_kernels &&
+            wgmma_kernel_fits(wgmma_candidate(s.q_dtype, s.kv_dtype, c.attention, c.groups.row_tiles)) &&
+            wgmma_built_for_device();
   return c;
 }
 
