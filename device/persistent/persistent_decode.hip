@@ -83,7 +83,7 @@ AttentionParams persistent_attention_params(const PersistentArgs& a) {
 
 bool takes_wgmma(const PersistentArgs& a, const AttentionParams& t, const RowGroups& groups) {
   return !a.portable_kernels &&
-         wgmma_kernel_fits(wgmma_candidate(a.shape.q_dtype, a.shape.kv_dtype, t, groups.row_tiles)) &&
+         persistent_wgmma_fits(wgmma_candidate(a.shape.q_dtype, a.shape.kv_dtype, t, groups.row_tiles)) &&
          wgmma_built_for_device();
 }
 
@@ -91,9 +91,11 @@ bool takes_wgmma(const PersistentArgs& a, const AttentionParams& t, const RowGro
 // work list as the portable instance it replaces (both hold one block per SM).
 void launch_wgmma(const PersistentShape& s, const PersistentParams& p, int blocks, hipStream_t stream) {
 #if defined(MLACHECK_GPU_CUDA)
-  with_wgmma_instance(s.q_dtype, s.lv, [&](auto tag, auto lv) {
+  // Lv 256 only (persistent_wgmma_fits), so no Lv 512 instance is built.
+  if (s.lv != kPersistentWgmmaMaxLv) throw std::logic_error("persistent MLA decode: no Hopper kernel for this Lv");
+  with_16bit_type("q_dtype", s.q_dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    constexpr int kLv = decltype(lv)::value;
+    constexpr int kLv = kPersistentWgmmaMaxLv;
     const auto kernel = persistent_wgmma_kernel<T, kLv>;
     const std::size_t shared_bytes = WgmmaShared<kLv>::kLaunchBytes;
     allow_shared_bytes(reinterpret_cast<const void*>(kernel), shared_bytes);

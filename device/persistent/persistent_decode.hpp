@@ -36,8 +36,9 @@ struct PersistentArgs {
 };
 
 // Whether this launch runs on the Hopper warpgroup kernel (persistent_wgmma_kernel.hpp): the shape,
-// tiles and faults fit it (wgmma_dispatch.hpp), the current device loaded code built for sm_90a,
-// and portable_kernels is off. False on every other build and device.
+// tiles and faults fit it (wgmma_dispatch.hpp's persistent_wgmma_fits: Lv 256 only), the current
+// device loaded code built for sm_90a, and portable_kernels is off. False on every other build and
+// device.
 bool persistent_takes_wgmma(const PersistentArgs& args);
 
 // Resident blocks of the persistent kernel for `s` and a batch whose longest request has max_q_len

@@ -1,6 +1,8 @@
 // The Hopper path's layout arithmetic (wgmma_layout.hpp) against the PTX ISA's definitions, and the
 // rule that sends a launch to it (wgmma_dispatch.hpp). Host only: the kernel computes its shared
 // addresses, descriptors and register roles with these same functions.
+#include "device/kernels/wgmma_layout.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -9,7 +11,6 @@
 #include <vector>
 
 #include "device/kernels/wgmma_dispatch.hpp"
-#include "device/kernels/wgmma_layout.hpp"
 
 namespace mlacheck::kernels::wgmma {
 namespace {
@@ -143,7 +144,13 @@ TEST(WgmmaDispatch, TakesTheModelShapesOnTheCleanKernelOnly) {
   with("cache-offset-32bit", [](WgmmaCandidate& c) { c.cache_offset_32bit = true; });
   with("unaligned q", [](WgmmaCandidate& c) { c.q_vector = false; });
   with("unaligned cache", [](WgmmaCandidate& c) { c.kv_vector = false; });
-  for (const auto& [what, c] : refused) EXPECT_FALSE(wgmma_kernel_fits(c)) << what;
+  for (const auto& [what, c] : refused) {
+    EXPECT_FALSE(wgmma_kernel_fits(c)) << what;
+    EXPECT_FALSE(persistent_wgmma_fits(c)) << what;
+  }
+  // The persistent kernel: Lv 256 only.
+  EXPECT_FALSE(persistent_wgmma_fits(deepseek()));
+  EXPECT_TRUE(persistent_wgmma_fits(mistral));
 }
 
 }  // namespace

@@ -76,18 +76,18 @@ PlanWalk expect_matches_oracle(const MlaDecodeProblem& p, int num_cus, bool* too
 
 using PersistentKernelTest = RequiresDevice;
 
-// The Hopper kernel (persistent_wgmma_kernel.hpp) on the launches it takes: 32, 64 and 128 heads,
-// 16 heads of four tokens, Lv 512 and 256, bf16 and f16, one work list (nothing split, row groups
-// back to back in one block), a few and many (split tiles, partial rows, rows that see nothing).
-// On an sm_90 GPU every one must run on it, elsewhere none; each matches the oracle, and so does
-// the portable kernel on the same launch.
-TEST_F(PersistentKernelTest, HopperKernelTakesTheModelShapes) {
+// The Hopper kernel (persistent_wgmma_kernel.hpp) on the launches it takes, Lv 256: 32, 64 and
+// 128 heads, 16 heads of four tokens, bf16 and f16, one work list (nothing split, row groups back
+// to back in one block), a few and many (split tiles, partial rows, rows that see nothing). On an
+// sm_90 GPU every one must run on it, elsewhere none; Lv 512 stays on the portable kernel
+// (persistent_wgmma_fits). Each matches the oracle, and so does the portable kernel on the same
+// launch.
+TEST_F(PersistentKernelTest, HopperKernelTakesLv256) {
   const bool hopper = device_info().arch.rfind("sm_90", 0) == 0;
   std::vector<MlaDecodeProblem> problems = {
-      problem(64, {1, 33, 1000, 4097}, {1, 1, 1, 1}),
-      problem(128, {700, 65}, {1, 2}),
+      problem(64, {1, 33, 1000, 4097}, {1, 1, 1, 1}, 256),
       problem(32, {513, 40}, {1, 1}, 256),
-      problem(16, {40, 100, 4, 9}, {4, 3, 4, 2}),
+      problem(16, {40, 100, 4, 9}, {4, 3, 4, 2}, 256),
   };
   MlaDecodeProblem f16 = problem(128, {333, 64}, {2, 1}, 256);
   f16.q_dtype = f16.kv_dtype = f16.o_dtype = DType::f16;
@@ -102,6 +102,9 @@ TEST_F(PersistentKernelTest, HopperKernelTakesTheModelShapes) {
       EXPECT_FALSE(took_portable);
     }
   }
+  bool took_lv512 = true;
+  expect_matches_oracle(problem(64, {300, 21}, {1, 1}), 5, &took_lv512);
+  EXPECT_FALSE(took_lv512);
 }
 
 TEST_F(PersistentKernelTest, OneWorkListSplitsNothing) {
