@@ -1,12 +1,13 @@
 // The split-KV launcher: checks the shape, chooses the row groups, turns the runtime dtypes and the
 // row tiles into template arguments, and enqueues stage 1 and stage 2.
+#include "device/kernels/split_kv_decode.hpp"
+
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
 
 #include "device/kernels/kernel_dispatch.hpp"
-#include "device/kernels/split_kv_decode.hpp"
 #include "device/kernels/split_kv_merge_kernel.hpp"
 #include "device/kernels/split_kv_partial_kernel.hpp"
 #include "device/kernels/wgmma_choice.hpp"

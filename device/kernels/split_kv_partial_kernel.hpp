@@ -4,11 +4,12 @@
 // its own causal limit) to the split's share of the request's KV range and writes a partial O
 // (fp32, normalised by its own sum) and a partial LSE (natural log) per (token, head, split).
 // First: defines __host__ / __device__, which dtype_convert.hpp uses.
+#include "device/platform/gpu_runtime.hpp"
+
 #include <cstdint>
 
 #include "device/kernels/row_group_attention.hpp"
 #include "device/kernels/split_kv_plan.hpp"
-#include "device/platform/gpu_runtime.hpp"
 
 namespace mlacheck::kernels {
 

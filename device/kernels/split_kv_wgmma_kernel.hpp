@@ -4,9 +4,10 @@
 // into the sm_90a code only; everywhere else the kernel is an empty shell the launcher never
 // starts (wgmma_built_for_device() reads which code the device loaded).
 // First: defines __host__ / __device__, which dtype_convert.hpp uses.
+#include "device/platform/gpu_runtime.hpp"
+
 #include "device/kernels/split_kv_partial_kernel.hpp"
 #include "device/kernels/wgmma_row_group_attention.hpp"
-#include "device/platform/gpu_runtime.hpp"
 
 namespace mlacheck::kernels {
 

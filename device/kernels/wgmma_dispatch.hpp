@@ -1,7 +1,7 @@
 #pragma once
-// Which split-KV launches the Hopper kernel (split_kv_wgmma_kernel.hpp) takes. Plain C++, so the
-// rule is host-tested (wgmma_layout_test.cpp); the launcher adds the one fact only the device
-// knows: whether the code it loaded was built for sm_90a.
+// Which launches the Hopper kernels take (split_kv_wgmma_kernel.hpp, persistent_wgmma_kernel.hpp).
+// Plain C++, so the rules are host-tested (wgmma_layout_test.cpp); the launchers add the one fact
+// only the device knows: whether the code it loaded was built for sm_90a.
 #include <cstdint>
 
 #include "core/dtype.hpp"
@@ -42,7 +42,7 @@ constexpr bool wgmma_kernel_fits(const WgmmaCandidate& c) {
 // The persistent kernel takes the Hopper attention at Lv 256 only: at Lv 512 its work loop's
 // registers on top of the attention's 254 spilled 456 bytes a thread, and the H100 ran two-row-tile
 // groups 1.5 times slower than the portable kernel and four-row-tile ones no faster
-// (docs/performance.md, note 9); at Lv 256 (176 registers) it is 1.3 times faster.
+// (docs/performance.md, note 9); at Lv 256 it is 1.3 times faster.
 inline constexpr int kPersistentWgmmaMaxLv = 256;
 
 constexpr bool persistent_wgmma_fits(const WgmmaCandidate& c) {

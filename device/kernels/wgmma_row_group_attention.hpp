@@ -1,11 +1,12 @@
 #pragma once
 // The row-group attention of row_group_attention.hpp on Hopper's warpgroup matrix products
-// (wgmma, sm_90a): the same row group of four row tiles (64 rows: 64 heads of one token, or 16
-// heads of four tokens, ...), the same online softmax and the same rounding points (scores and O in
-// fp32 from exact products of the 16-bit codes, P rounded to the MMA type, l summing the unrounded
-// exponentials), so it is held against the same oracle; only the order of the fp32 sums differs.
-// It takes the shapes of the models (Lv 512 or 256 with a 64-wide rope, q and cache of one 16-bit
-// type) on the clean kernel; every other case keeps the portable kernel (wgmma_dispatch.hpp).
+// (wgmma, sm_90a): the same row groups of up to four row tiles (64 rows: 64 heads of one token, or
+// 16 heads of four tokens, ...; a group of two leaves the other 32 rows zero), the same online
+// softmax and the same rounding points (scores and O in fp32 from exact products of the 16-bit
+// codes, P rounded to the MMA type, l summing the unrounded exponentials), so it is held against
+// the same oracle; only the order of the fp32 sums differs. It takes the shapes of the models (Lv
+// 512 or 256 with a 64-wide rope, q and cache of one 16-bit type) on the clean kernel; every other
+// case keeps the portable kernel (wgmma_dispatch.hpp).
 //
 // Block: two warpgroups (256 threads), one block per SM. Shared memory (wgmma_layout.hpp's
 // swizzled tiles): q (64 x Lk, 72 KB at Lk 576), three stages of 32 KV tokens (36 KB each), and the

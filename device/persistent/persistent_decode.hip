@@ -1,6 +1,8 @@
 // The persistent launcher: checks the buffer set (S1), the shape and the plan, chooses the row
 // groups, turns the runtime dtypes and the row tiles into template arguments, and enqueues the
 // persistent kernel and the reduce.
+#include "device/persistent/persistent_decode.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
@@ -8,7 +10,6 @@
 
 #include "device/kernels/kernel_dispatch.hpp"
 #include "device/kernels/wgmma_choice.hpp"
-#include "device/persistent/persistent_decode.hpp"
 #include "device/persistent/persistent_decode_kernel.hpp"
 #include "device/persistent/persistent_reduce_kernel.hpp"
 #if defined(MLACHECK_GPU_CUDA)
@@ -91,6 +92,11 @@ bool takes_wgmma(const PersistentArgs& a, const AttentionParams& t, const RowGro
 // work list as the portable instance it replaces (both hold one block per SM).
 void launch_wgmma(const PersistentShape& s, const PersistentParams& p, int blocks, hipStream_t stream) {
 #if defined(MLACHECK_GPU_CUDA)
+  // persistent_block_slots plans with the portable instance's occupancy.
+  static_assert(blocks_per_cu(2, false) == 1 && blocks_per_cu(4, false) == 1 &&
+                    2 * (WgmmaShared<kPersistentWgmmaMaxLv>::kLaunchBytes + kReservedSharedPerBlock) >
+                        std::size_t{kPlatformSharedPerCu},
+                "the Hopper and the portable instances of two and four row tiles hold one block per SM alike");
   // Lv 256 only (persistent_wgmma_fits), so no Lv 512 instance is built.
   if (s.lv != kPersistentWgmmaMaxLv) throw std::logic_error("persistent MLA decode: no Hopper kernel for this Lv");
   with_16bit_type("q_dtype", s.q_dtype, [&](auto tag) {
@@ -120,7 +126,9 @@ bool persistent_takes_wgmma(const PersistentArgs& a) {
 int persistent_block_slots(const PersistentShape& s, int max_q_len, int compute_units) {
   if (auto why = persistent_unsupported(s)) refuse(*why);
   int per_cu = 0;
-  // The instance this shape's launches take.
+  // The portable instance this shape's launches take. Where a launch takes the Hopper instance
+  // instead (persistent_takes_wgmma, which needs the launch's pointers), its occupancy is the same:
+  // both hold one block per SM (asserted below), so the plan holds either way.
   const RowGroups g = persistent_row_groups(s, q_tile_tokens(s.padded_heads), std::max(max_q_len, 1));
   with_attention_kernel(s.q_dtype, s.kv_dtype, g.row_tiles, [&](auto q_tag, auto kv_tag, auto tiles) {
     using Q = typename decltype(q_tag)::type;

@@ -12,13 +12,14 @@
 // so a row of a later piece of a split tile can see none of the piece's range. It then gets
 // O = 0, LSE = -inf, which the merge ignores.
 // First: defines __host__ / __device__, which dtype_convert.hpp uses.
+#include "device/platform/gpu_runtime.hpp"
+
 #include <cstdint>
 
 #include "core/dtype_convert.hpp"
 #include "device/kernels/row_group_attention.hpp"
 #include "device/kernels/split_kv_plan.hpp"
 #include "device/planner/plan_layout.hpp"
-#include "device/platform/gpu_runtime.hpp"
 
 namespace mlacheck::kernels {
 

@@ -1,12 +1,14 @@
 #pragma once
 // The persistent kernel on Hopper's warpgroup matrix products: the work loop of
-// persistent_decode_kernel.hpp over WgmmaRowGroupAttention (q and cache of one 16-bit type T, Lv
-// 512 or 256, row groups of up to four row tiles), one block per SM as the portable instance it
-// replaces. Built into the sm_90a code only; the launcher asks wgmma_built_for_device() first.
+// persistent_decode_kernel.hpp over WgmmaRowGroupAttention (q and cache of one 16-bit type T, row
+// groups of two or four row tiles), one block per SM as the portable instance it replaces. The
+// launcher instantiates Lv 256 only (wgmma_dispatch.hpp, persistent_wgmma_fits). Built into the
+// sm_90a code only; the launcher asks wgmma_built_for_device() first.
 // First: defines __host__ / __device__, which dtype_convert.hpp uses.
+#include "device/platform/gpu_runtime.hpp"
+
 #include "device/kernels/wgmma_row_group_attention.hpp"
 #include "device/persistent/persistent_decode_kernel.hpp"
-#include "device/platform/gpu_runtime.hpp"
 
 namespace mlacheck::kernels {
 
