@@ -72,14 +72,13 @@ __device__ inline std::uint32_t f16x2_to_bf16x2(std::uint32_t halves) {
 }
 #endif
 
-// Writes one chunk of stored fp8 elements as codes of S into shared memory at `dst` (two chunks,
-// 16-byte aligned). e4m3fn on sm_89 and later takes the hardware conversion (2 to 4 instructions a
-// pair of codes instead of some 20); the codes are the same but for NaN's payload (any NaN stays a
-// NaN, which is all a product of it can show).
+// The codes of S (bf16_t or f16_t) of one chunk of stored fp8 elements: elements 0-7 in
+// widened[0], 8-15 in widened[1]. e4m3fn on sm_89 and later takes the hardware conversion (2 to 4
+// instructions a pair of codes instead of some 20); the codes are the same but for NaN's payload
+// (any NaN stays a NaN, which is all a product of it can show).
 template <class S, class T>
-__device__ inline void store_widened_chunk(const Chunk16& src, std::uint16_t* dst) {
+__device__ inline void widen_chunk(const Chunk16& src, Chunk16 (&widened)[2]) {
   static_assert(sizeof(T) == 1);
-  Chunk16 widened[2];
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
   if constexpr (std::is_same_v<T, fp8_e4m3fn_t>) {
 #pragma unroll
@@ -100,6 +99,14 @@ __device__ inline void store_widened_chunk(const Chunk16& src, std::uint16_t* ds
       widened[i / 8].word[(i % 8) / 2] = lo | (hi << 16);
     }
   }
+}
+
+// Writes one chunk of stored fp8 elements as codes of S into shared memory at `dst` (two chunks,
+// 16-byte aligned).
+template <class S, class T>
+__device__ inline void store_widened_chunk(const Chunk16& src, std::uint16_t* dst) {
+  Chunk16 widened[2];
+  widen_chunk<S, T>(src, widened);
   reinterpret_cast<Chunk16*>(dst)[0] = widened[0];
   reinterpret_cast<Chunk16*>(dst)[1] = widened[1];
 }

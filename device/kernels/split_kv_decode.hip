@@ -82,14 +82,15 @@ Stage1Choice stage1_choice(const SplitKvArgs& a) {
   return c;
 }
 
-// Stage 1 on the Hopper kernel: T the 16-bit type of q and cache, Lv 512 or 256.
+// Stage 1 on the Hopper kernel of the launch's q and cache types and Lv (with_wgmma_instance).
 void launch_wgmma_stage1(const SplitKvArgs& a, const PartialParams& partial, dim3 grid, hipStream_t stream) {
 #if defined(MLACHECK_GPU_CUDA)
-  with_wgmma_instance(a.shape.q_dtype, a.shape.lv, [&](auto tag, auto lv) {
-    using T = typename decltype(tag)::type;
+  with_wgmma_instance(a.shape.q_dtype, a.shape.kv_dtype, a.shape.lv, [&](auto q_tag, auto kv_tag, auto lv) {
+    using Q = typename decltype(q_tag)::type;
+    using KV = typename decltype(kv_tag)::type;
     constexpr int kLv = decltype(lv)::value;
-    const auto kernel = split_kv_wgmma_kernel<T, kLv>;
-    const std::size_t shared_bytes = WgmmaShared<kLv>::kLaunchBytes;
+    const auto kernel = split_kv_wgmma_kernel<Q, KV, kLv>;
+    const std::size_t shared_bytes = WgmmaShared<kLv, sizeof(KV) == 1>::kLaunchBytes;
     allow_shared_bytes(reinterpret_cast<const void*>(kernel), shared_bytes);
     kernel<<<grid, WgmmaGeometry<kLv>::kThreads, shared_bytes, stream>>>(partial);
   });

@@ -11,13 +11,13 @@
 
 namespace mlacheck::kernels {
 
-template <class T, int kLv>
+template <class Q, class KV, int kLv>
 __global__ void __launch_bounds__(WgmmaGeometry<kLv>::kThreads, 1) split_kv_wgmma_kernel(PartialParams p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using Attention = WgmmaRowGroupAttention<T, kLv>;
+  using Attention = WgmmaRowGroupAttention<Q, KV, kLv>;
   extern __shared__ Chunk16 dynamic_shared[];
   char* shared = Attention::base(dynamic_shared);
-  const PartialBlock<WgmmaGeometry<kLv>::kRowTiles> block = partial_block<T, WgmmaGeometry<kLv>::kRowTiles>(p);
+  const PartialBlock<WgmmaGeometry<kLv>::kRowTiles> block = partial_block<Q, WgmmaGeometry<kLv>::kRowTiles>(p);
   if (block.leaves) return;
   const auto state = Attention::attend(shared, p.attention, block.rows, block.slots, block.n_tokens);
   Attention::template write<float>(shared, state, p.attention,

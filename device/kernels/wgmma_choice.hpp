@@ -32,13 +32,22 @@ inline WgmmaCandidate wgmma_candidate(DType q_dtype, DType kv_dtype, const Atten
   return c;
 }
 
-// Calls f(T tag, Lv constant) for the Hopper instance of a launch wgmma_kernel_fits accepted.
+// Calls f(Q tag, KV tag, Lv constant) for the split-KV Hopper instance of a launch
+// wgmma_kernel_fits accepted.
 template <class F>
-void with_wgmma_instance(DType t, int lv, F&& f) {
-  with_16bit_type("q_dtype", t, [&](auto tag) {
-    if (lv == 512) return f(tag, std::integral_constant<int, 512>{});
-    if (lv == 256) return f(tag, std::integral_constant<int, 256>{});
-    throw std::logic_error("decode kernel dispatch: no Hopper kernel for Lv " + std::to_string(lv));
+void with_wgmma_instance(DType q, DType kv, int lv, F&& f) {
+  const auto with_lv = [&](auto q_tag, auto kv_tag) {
+    if (lv == 512) return f(q_tag, kv_tag, std::integral_constant<int, 512>{});
+    if (lv == 256 && storage_bytes(kv) == 2) return f(q_tag, kv_tag, std::integral_constant<int, 256>{});
+    throw std::logic_error("decode kernel dispatch: no Hopper kernel for Lv " + std::to_string(lv) +
+                           " with kv_dtype=" + std::string(to_string(kv)));
+  };
+  if (!is_fp8(kv)) return with_16bit_type("q_dtype", q, [&](auto tag) { with_lv(tag, tag); });
+  with_fp8_type("kv_dtype", kv, [&](auto kv_tag) {
+    if (q == kv) return with_lv(kv_tag, kv_tag);
+    if (q == DType::bf16) return with_lv(TypeTag<bf16_t>{}, kv_tag);
+    throw std::logic_error("decode kernel dispatch: no Hopper kernel for q_dtype=" + std::string(to_string(q)) +
+                           " with kv_dtype=" + std::string(to_string(kv)));
   });
 }
 

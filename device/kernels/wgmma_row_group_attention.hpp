@@ -5,8 +5,11 @@
 // softmax and the same rounding points (scores and O in fp32 from exact products of the 16-bit
 // codes, P rounded to the MMA type, l summing the unrounded exponentials), so it is held against
 // the same oracle; only the order of the fp32 sums differs. It takes the shapes of the models (Lv
-// 512 or 256 with a 64-wide rope, q and cache of one 16-bit type) on the clean kernel; every other
-// case keeps the portable kernel (wgmma_dispatch.hpp).
+// 512 or 256 with a 64-wide rope, q and cache of one 16-bit type; an fp8 cache at Lv 512 with bf16
+// or its own fp8 q) on the clean kernel; every other case keeps the portable kernel
+// (wgmma_dispatch.hpp). The products run in the MMA type S = mma_type_t<Q, KV> of the portable
+// kernel: an fp8 cache and fp8 q are widened exactly into S codes in shared memory, so the products
+// and the declared rounding points are those of the portable kernel's widened path.
 //
 // Block: two warpgroups (256 threads), one block per SM. Shared memory (wgmma_layout.hpp's
 // swizzled tiles): q (64 x Lk, 72 KB at Lk 576), three stages of 32 KV tokens (36 KB each), and the
@@ -21,6 +24,10 @@
 //   4. O = O alpha + P V: warpgroup g owns O's columns g Lv/2 .. (g+1) Lv/2 - 1 (m64n256k16 or
 //      m64n128k16, V as the MN-major operand from the same stage the keys came from); left in
 //      flight until the next tile's scores are waited for.
+// An fp8 cache's tiles arrive as bytes in a ring of three byte stages (issued three tiles ahead,
+// after step 1's barrier frees the oldest), and each thread widens the chunks it copied itself of
+// tile + 1 into the other of two code stages while this tile's P V runs (no barrier: its own
+// copies only; step 1's barrier publishes the codes). fp8 q is widened into the q tile likewise.
 // Thread t of warpgroup g serves rows acc_row(t, .) of row tile t / 32 (its warp).
 #include <cstddef>
 #include <cstdint>
@@ -40,7 +47,7 @@
 
 namespace mlacheck::kernels {
 
-template <int kLv>
+template <int kLv, bool kFp8Cache = false>
 struct WgmmaGeometry {
   static_assert(kLv == 512 || kLv == 256, "the Hopper path takes the models' value widths");
   static constexpr int kRope = 64;
@@ -49,7 +56,8 @@ struct WgmmaGeometry {
   static constexpr int kRows = kRowTiles * kHeadTile;  // the products' m of 64
   static constexpr int kThreads = 2 * wgmma::kWarpgroupThreads;
   static constexpr int kTokens = 32;  // per KV tile: S's n
-  static constexpr int kStages = 3;
+  static constexpr int kStages = kFp8Cache ? 2 : 3;  // code stages the products read
+  static constexpr int kByteStages = kFp8Cache ? 3 : 0;
   static constexpr int kKSteps = kLk / 16;
   static constexpr int kHalfKSteps = kKSteps / 2;  // each warpgroup's k steps of S
   static constexpr int kValueHalf = kLv / 2;       // each warpgroup's O columns: P V's n
@@ -57,25 +65,29 @@ struct WgmmaGeometry {
   static constexpr int kOAcc = kValueHalf / 2;     // fp32 of O per thread
   static constexpr int kQBytes = wgmma::swizzled_tile_bytes(kRows, kLk);
   static constexpr int kStageBytes = wgmma::swizzled_tile_bytes(kTokens, kLk);
+  static constexpr int kByteStageBytes = kTokens * kLk;  // fp8 rows as stored, unswizzled
+  static constexpr int kByteChunksPerRow = kLk / 16;
   static constexpr int kExchangeBytes = 2 * kSAcc * wgmma::kWarpgroupThreads * 4;
   static constexpr int kChunksPerRow = kLk / 8;
   // KV copies: thread (row tid / 8, lane tid % 8) copies chunk 8 k + lane of its row for every
-  // slab k, so 8 neighbours read one 128-byte line of the row. q: (row tid / 4, lane tid % 4).
+  // slab k, so 8 neighbours read one 128-byte line of the row; an fp8 row's 16-byte chunks lane,
+  // lane + 8, ... likewise. q: (row tid / 4, lane tid % 4).
   static constexpr int kKvCopyLanes = 8;
   static constexpr int kQCopyLanes = 4;
   static_assert(kThreads / kKvCopyLanes == kTokens && kThreads / kQCopyLanes == kRows);
-  static_assert(kKSteps % 2 == 0 && kValueHalf % wgmma::kSlabCols == 0);
+  static_assert(kKSteps % 2 == 0 && kValueHalf % wgmma::kSlabCols == 0 && kLk % 16 == 0);
   static_assert(kQBytes % wgmma::kSwizzleAtomBytes == 0 && kStageBytes % wgmma::kSwizzleAtomBytes == 0);
 };
 
 // Shared memory, laid out by hand from a 1024-byte aligned base (the swizzle's period).
-template <int kLv>
+template <int kLv, bool kFp8Cache = false>
 struct WgmmaShared {
-  using G = WgmmaGeometry<kLv>;
+  using G = WgmmaGeometry<kLv, kFp8Cache>;
   static constexpr int kQ = 0;
   static constexpr int kKv = kQ + G::kQBytes;
   static constexpr int kExchange = kKv + G::kStages * G::kStageBytes;
-  static constexpr int kTiles = kExchange + G::kExchangeBytes;
+  static constexpr int kKvBytes = kExchange + G::kExchangeBytes;  // the fp8 byte stages
+  static constexpr int kTiles = kKvBytes + G::kByteStages * G::kByteStageBytes;
   struct Tiles {
     const void* q[G::kRowTiles];
     std::int64_t out_row[G::kRowTiles];
@@ -87,11 +99,16 @@ struct WgmmaShared {
   static_assert(kLaunchBytes + kReservedSharedPerBlock <= std::size_t{kPlatformSharedPerCu});
 };
 
-template <class T, int kLv>
+// Q and KV: the stored types of q and the cache; T: the MMA type the products take.
+template <class Q, class KV, int kLv>
 struct WgmmaRowGroupAttention {
-  static_assert(std::is_same_v<T, bf16_t> || std::is_same_v<T, f16_t>);
-  using G = WgmmaGeometry<kLv>;
-  using L = WgmmaShared<kLv>;
+  using T = mma_type_t<Q, KV>;
+  static constexpr bool kFp8Cache = sizeof(KV) == 1;
+  static_assert(std::is_same_v<Q, KV> || (kFp8Cache && std::is_same_v<Q, T>),
+                "q and cache of one type, or 16-bit q of the MMA type against an fp8 cache");
+  static_assert(!splits_q_v<Q, KV>);
+  using G = WgmmaGeometry<kLv, kFp8Cache>;
+  using L = WgmmaShared<kLv, kFp8Cache>;
   static constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
   static constexpr float kLog2e = 1.4426950408889634f;
 
@@ -125,7 +142,7 @@ struct WgmmaRowGroupAttention {
       tiles.out_row[tid] = rows.tile[tid].out_row;
       tiles.limit[tid] = rows.tile[tid].limit;
     }
-    const T* cache = static_cast<const T*>(p.kv);
+    const KV* cache = static_cast<const KV*>(p.kv);
     const int n_tiles = static_cast<int>((n_tokens + G::kTokens - 1) / G::kTokens);
     // This thread's copy row of a tile: its slot, -1 past the range (zeros are staged there).
     const int copy_row = tid / G::kKvCopyLanes;
@@ -135,11 +152,26 @@ struct WgmmaRowGroupAttention {
     };
 
     stage_q(sh, rows, cache);
-    if (n_tiles > 0) stage_kv(sh, 0, slot_of(0), cache);
-    commit_copies();  // group 0: q and tile 0
-    if (n_tiles > 1) stage_kv(sh, 1, slot_of(1), cache);
-    commit_copies();  // group 1: tile 1
-    std::int32_t next_slot = slot_of(2);
+    std::int32_t next_slot;
+    if constexpr (kFp8Cache) {
+#pragma unroll
+      for (int s = 0; s < G::kByteStages; ++s) {
+        if (s < n_tiles) stage_kv_bytes(sh, s, slot_of(s), cache);
+        commit_copies();  // group s: tile s (and 16-bit q with group 0)
+      }
+      next_slot = slot_of(G::kByteStages);
+      if (n_tiles > 0) {
+        wait_copies<G::kByteStages - 1>();  // this thread's copies of tile 0 (and q) have landed
+        widen_kv(sh, 0, 0);
+      }
+      wgmma::shared_to_async();  // the widened codes (and q); the loop's first barrier publishes them
+    } else {
+      if (n_tiles > 0) stage_kv(sh, 0, slot_of(0), cache);
+      commit_copies();  // group 0: q and tile 0
+      if (n_tiles > 1) stage_kv(sh, 1, slot_of(1), cache);
+      commit_copies();  // group 1: tile 1
+      next_slot = slot_of(2);
+    }
 
     const float scale = taken_softmax_scale(p.score_scale, p.precision) * kLog2e;
     const std::uint32_t q_address = shared_address(sh + L::kQ);
@@ -156,9 +188,16 @@ struct WgmmaRowGroupAttention {
     for (int tile = 0; tile < n_tiles; ++tile) {
       const int stage = tile % G::kStages;
       const std::uint32_t kv_address = shared_address(sh + L::kKv + stage * G::kStageBytes);
-      wait_copies<1>();  // this thread's copies of tile `tile` (and q) have landed
-      wgmma::shared_to_async();
-      __syncthreads();  // ... everyone's
+      if constexpr (kFp8Cache) {
+        __syncthreads();  // every thread's widened codes of tile `tile`; its byte stage is free
+        if (tile + G::kByteStages < n_tiles) stage_kv_bytes(sh, tile % G::kByteStages, next_slot, cache);
+        commit_copies();  // one group per tile, empty past the end, so the wait count holds
+        next_slot = slot_of(tile + G::kByteStages + 1);
+      } else {
+        wait_copies<1>();  // this thread's copies of tile `tile` (and q) have landed
+        wgmma::shared_to_async();
+        __syncthreads();  // ... everyone's
+      }
 
       // 2. This warpgroup's half of S; the previous tile's P V completes on the same wait.
       float s[G::kSAcc];
@@ -183,9 +222,11 @@ struct WgmmaRowGroupAttention {
             make_float4(s[4 * j], s[4 * j + 1], s[4 * j + 2], s[4 * j + 3]);
       }
       __syncthreads();  // both halves of S stored; every product of tile - 1 is complete
-      if (tile + 2 < n_tiles) stage_kv(sh, (tile + 2) % G::kStages, next_slot, cache);
-      commit_copies();  // one group per tile, empty past the end, so the wait count holds
-      next_slot = slot_of(tile + 3);
+      if constexpr (!kFp8Cache) {
+        if (tile + 2 < n_tiles) stage_kv(sh, (tile + 2) % G::kStages, next_slot, cache);
+        commit_copies();  // one group per tile, empty past the end, so the wait count holds
+        next_slot = slot_of(tile + 3);
+      }
 #pragma unroll
       for (int j = 0; j < G::kSAcc / 4; ++j) {
         const float4 other = exchange[((1 - g) * (G::kSAcc / 4) + j) * wgmma::kWarpgroupThreads + t];
@@ -219,6 +260,15 @@ struct WgmmaRowGroupAttention {
         }
       }
       wgmma::commit();
+      if constexpr (kFp8Cache) {
+        // Tile + 1 into the other code stage, whose last reader (P V of tile - 1) completed before
+        // the exchange barrier, while this tile's P V runs.
+        if (tile + 1 < n_tiles) {
+          wait_copies<G::kByteStages - 1>();  // this thread's copies of tile + 1 have landed
+          widen_kv(sh, (tile + 1) % G::kByteStages, (tile + 1) % G::kStages);
+          wgmma::shared_to_async();
+        }
+      }
     }
     wgmma::wait<0>();
     wgmma::hold(st.o);
@@ -271,28 +321,88 @@ struct WgmmaRowGroupAttention {
     return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
   }
 
-  // q's 64 rows into the swizzled q tile; rows of an unused row tile are zeros.
-  static __device__ void stage_q(char* sh, const RowTiles<G::kRowTiles>& rows, const T* cache) {
+  // q's 64 rows into the swizzled q tile; rows of an unused row tile are zeros. 16-bit q through
+  // asynchronous copies (complete with the first copy group); fp8 q widened through registers.
+  static __device__ void stage_q(char* sh, const RowTiles<G::kRowTiles>& rows, const KV* cache) {
     const int tid = static_cast<int>(threadIdx.x);
     const int row = tid / G::kQCopyLanes;
-    const T* q = static_cast<const T*>(rows.tile[row / kHeadTile].q);
-    const T* src = q == nullptr ? cache : q + (row % kHeadTile) * G::kLk;
+    const Q* q = static_cast<const Q*>(rows.tile[row / kHeadTile].q);
+    if constexpr (sizeof(Q) == 1) {
+      constexpr int kChunks = G::kByteChunksPerRow / G::kQCopyLanes;
+      static_assert(kChunks * G::kQCopyLanes == G::kByteChunksPerRow);
+      const Q* src = q + (row % kHeadTile) * G::kLk;
+      Chunk16 bytes[kChunks];
 #pragma unroll
-    for (int c = tid % G::kQCopyLanes; c < G::kChunksPerRow; c += G::kQCopyLanes) {
-      copy16_async(sh + L::kQ + wgmma::swizzled_chunk_offset(G::kRows, row, c), src + 8 * c, q != nullptr);
+      for (int k = 0; k < kChunks; ++k) {
+        const int c = tid % G::kQCopyLanes + G::kQCopyLanes * k;
+        bytes[k] = q != nullptr ? *reinterpret_cast<const Chunk16*>(src + 16 * c) : Chunk16{};
+      }
+#pragma unroll
+      for (int k = 0; k < kChunks; ++k) {
+        const int c = tid % G::kQCopyLanes + G::kQCopyLanes * k;
+        store_widened_pair(sh + L::kQ, G::kRows, row, c, bytes[k], false);
+      }
+    } else {
+      const void* src = q == nullptr ? static_cast<const void*>(cache) : q + (row % kHeadTile) * G::kLk;
+#pragma unroll
+      for (int c = tid % G::kQCopyLanes; c < G::kChunksPerRow; c += G::kQCopyLanes) {
+        copy16_async(sh + L::kQ + wgmma::swizzled_chunk_offset(G::kRows, row, c), static_cast<const Q*>(src) + 8 * c,
+                     q != nullptr);
+      }
     }
   }
 
   // This thread's chunks of its row of KV tile `stage` from cache slot `slot` (zeros for -1).
-  static __device__ void stage_kv(char* sh, int stage, std::int32_t slot, const T* cache) {
+  static __device__ void stage_kv(char* sh, int stage, std::int32_t slot, const KV* cache) {
     const int tid = static_cast<int>(threadIdx.x);
     const int row = tid / G::kKvCopyLanes;
-    const T* src = cache_row(cache, slot < 0 ? 0 : slot, G::kLk, false);
+    const KV* src = cache_row(cache, slot < 0 ? 0 : slot, G::kLk, false);
     char* tile = sh + L::kKv + stage * G::kStageBytes;
 #pragma unroll
     for (int c = tid % G::kKvCopyLanes; c < G::kChunksPerRow; c += G::kKvCopyLanes) {
       copy16_async(tile + wgmma::swizzled_chunk_offset(G::kTokens, row, c), src + 8 * c, slot >= 0);
     }
+  }
+
+  // An fp8 cache: this thread's 16-byte chunks of its row of KV tile `byte_stage` of the byte ring
+  // from cache slot `slot` (zeros for -1), as stored.
+  static __device__ void stage_kv_bytes(char* sh, int byte_stage, std::int32_t slot, const KV* cache) {
+    const int tid = static_cast<int>(threadIdx.x);
+    const int row = tid / G::kKvCopyLanes;
+    const KV* src = cache_row(cache, slot < 0 ? 0 : slot, G::kLk, false);
+    char* tile = sh + L::kKvBytes + byte_stage * G::kByteStageBytes + row * G::kLk;
+#pragma unroll
+    for (int c = tid % G::kKvCopyLanes; c < G::kByteChunksPerRow; c += G::kKvCopyLanes) {
+      copy16_async(tile + 16 * c, src + 16 * c, slot >= 0);
+    }
+  }
+
+  // The chunks stage_kv_bytes copied in this thread, of byte stage `byte_stage`, widened into the
+  // swizzled code stage `stage`.
+  static __device__ void widen_kv(char* sh, int byte_stage, int stage) {
+    const int tid = static_cast<int>(threadIdx.x);
+    const int row = tid / G::kKvCopyLanes;
+    const int lane = tid % G::kKvCopyLanes;
+    const char* bytes = sh + L::kKvBytes + byte_stage * G::kByteStageBytes + row * G::kLk;
+    char* codes = sh + L::kKv + stage * G::kStageBytes;
+#pragma unroll
+    for (int c = lane; c < G::kByteChunksPerRow; c += G::kKvCopyLanes) {
+      // Lanes 0-3 of a row store their even chunk first, lanes 4-7 their odd one: the 8 lanes of
+      // a quarter warp then write 8 different 16-byte bank groups of the swizzled row.
+      store_widened_pair(codes, G::kTokens, row, c, *reinterpret_cast<const Chunk16*>(bytes + 16 * c), lane >= 4);
+    }
+  }
+
+  // Byte chunk c (16 fp8 codes) of `row`, widened to S codes, into code chunks 2c and 2c + 1 of
+  // the swizzled tile of `rows` rows at `tile`; the odd one first when `odd_first`.
+  static __device__ void store_widened_pair(char* tile, int rows, int row, int c, const Chunk16& bytes,
+                                            bool odd_first) {
+    Chunk16 codes[2];
+    widen_chunk<T, KV>(bytes, codes);
+    const Chunk16 first = odd_first ? codes[1] : codes[0];
+    const Chunk16 second = odd_first ? codes[0] : codes[1];
+    *reinterpret_cast<Chunk16*>(tile + wgmma::swizzled_chunk_offset(rows, row, 2 * c + (odd_first ? 1 : 0))) = first;
+    *reinterpret_cast<Chunk16*>(tile + wgmma::swizzled_chunk_offset(rows, row, 2 * c + (odd_first ? 0 : 1))) = second;
   }
 
   // The online softmax of this thread's rows over one tile (`visible` of its tokens are seen by

@@ -15,7 +15,7 @@ namespace mlacheck::kernels {
 template <class T, int kLv>
 __global__ void __launch_bounds__(WgmmaGeometry<kLv>::kThreads, 1) persistent_wgmma_kernel(PersistentParams p) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using Attention = WgmmaRowGroupAttention<T, kLv>;
+  using Attention = WgmmaRowGroupAttention<T, T, kLv>;
   extern __shared__ Chunk16 dynamic_shared[];
   char* shared = Attention::base(dynamic_shared);
   walk_work_list<Attention, T, WgmmaGeometry<kLv>::kRowTiles>(p, shared);
