@@ -37,8 +37,11 @@ inline WgmmaCandidate wgmma_candidate(DType q_dtype, DType kv_dtype, const Atten
 template <class F>
 void with_wgmma_instance(DType q, DType kv, int lv, F&& f) {
   const auto with_lv = [&](auto q_tag, auto kv_tag) {
+    using KV = typename decltype(kv_tag)::type;
     if (lv == 512) return f(q_tag, kv_tag, std::integral_constant<int, 512>{});
-    if (lv == 256 && storage_bytes(kv) == 2) return f(q_tag, kv_tag, std::integral_constant<int, 256>{});
+    if constexpr (sizeof(KV) == 2) {
+      if (lv == 256) return f(q_tag, kv_tag, std::integral_constant<int, 256>{});
+    }
     throw std::logic_error("decode kernel dispatch: no Hopper kernel for Lv " + std::to_string(lv) +
                            " with kv_dtype=" + std::string(to_string(kv)));
   };

@@ -350,6 +350,57 @@ TEST_F(SplitKvDecodeTest, HopperKernelTakesTheModelShapes) {
   }
 }
 
+// fp8 caches on the Hopper kernel: e4m3fn and fnuz caches at Lv 512 against fp8 q of their own
+// variant (q scales that are no powers of two) and against bf16 q; two and four row tiles (64 and
+// 128 heads, 16 heads of up to four tokens, 8 heads of two); KV lengths across the edges of the
+// byte ring's three-tile lead (1 to 4 tiles and a partial last one) and splits left empty. On an
+// sm_90 GPU every launch must take the Hopper kernel, elsewhere none; each is judged by the tight
+// rule of P in the MMA type (fp8_query_cases.hpp), and so is the portable kernel on the same launch.
+TEST_F(SplitKvDecodeTest, HopperKernelTakesFp8Caches) {
+  const bool hopper = device_info().arch.rfind("sm_90", 0) == 0;
+  struct Row {
+    int heads;
+    std::vector<int> kv, q;
+    DType q_dtype, kv_dtype;
+    float q_scale, kv_scale;
+    DType o_dtype;
+  };
+  const DType fn = DType::fp8_e4m3fn;
+  const DType fnuz = DType::fp8_e4m3fnuz;
+  const Row rows[] = {
+      {64, {1, 31, 32, 33, 64, 65, 96, 97, 128, 1000, 4097}, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, fn, fn, 0.3f, 0.5f,
+       DType::bf16},
+      {128, {700, 65}, {1, 2}, fnuz, fnuz, 5.5f, 0.03125f, DType::f16},
+      {16, {40, 100, 4, 9}, {4, 3, 4, 2}, fn, fn, 1.7f, 0.25f, DType::bf16},
+      {8, {77, 2}, {2, 2}, fnuz, fnuz, 0.0234375f, 2.0f, DType::bf16},
+      {32, {200, 31, 97}, {1, 1, 1}, DType::bf16, fn, 1.0f, 0.5f, DType::f16},
+      {128, {333, 64}, {2, 1}, DType::bf16, fnuz, 1.0f, 0.125f, DType::bf16},
+  };
+  for (const Row& r : rows) {
+    MlaDecodeProblem p = problem(r.heads, 512, 64, r.kv, r.q);
+    p.q_dtype = r.q_dtype;
+    p.kv_dtype = r.kv_dtype;
+    p.q_scale = r.q_scale;
+    p.kv_scale = r.kv_scale;
+    p.o_dtype = r.o_dtype;
+    p = with_defaults(p);
+    validate(p);
+    const MlaDecodeInputs in = make_inputs(p);
+    for (int splits : {1, 3, 0}) {
+      const int n = splits > 0 ? splits
+                               : split_kv_num_splits(p, device_info().compute_units,
+                                                     split_kv_row_tile_policy(p.q_dtype, p.kv_dtype));
+      SCOPED_TRACE(to_repro(p) + " num_splits=" + std::to_string(n));
+      const DeviceOutputs got = run_split_kv(p, in, n);
+      EXPECT_EQ(got.wgmma, hopper) << "on " << device_info().arch;
+      test::expect_fp8_query_run_matches_oracle(p, in, got);
+      const DeviceOutputs portable = run_split_kv(p, in, n, {}, /*portable=*/true);
+      EXPECT_FALSE(portable.wgmma);
+      test::expect_fp8_query_run_matches_oracle(p, in, portable);
+    }
+  }
+}
+
 // No GPU work: a refused shape or a missing buffer stops before any launch.
 TEST(SplitKvLaunch, RefusesUnsupportedShapesAndMissingBuffers) {
   SplitKvArgs args;

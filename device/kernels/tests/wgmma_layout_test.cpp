@@ -123,6 +123,18 @@ TEST(WgmmaDispatch, TakesTheModelShapesOnTheCleanKernelOnly) {
   WgmmaCandidate two_tiles = deepseek();
   two_tiles.row_tiles = 2;
   EXPECT_TRUE(wgmma_kernel_fits(two_tiles));
+  // fp8 caches at Lv 512, against fp8 q of their own variant or bf16 q.
+  for (DType fp8 : {DType::fp8_e4m3fn, DType::fp8_e4m3fnuz}) {
+    for (DType q : {fp8, DType::bf16}) {
+      WgmmaCandidate c = deepseek();
+      c.q_dtype = q;
+      c.kv_dtype = fp8;
+      EXPECT_TRUE(wgmma_kernel_fits(c)) << to_string(q) << " q, " << to_string(fp8) << " cache";
+      EXPECT_FALSE(persistent_wgmma_fits(c)) << "the persistent kernel takes Lv 256 only";
+      c.row_tiles = 2;
+      EXPECT_TRUE(wgmma_kernel_fits(c));
+    }
+  }
 
   std::vector<std::pair<const char*, WgmmaCandidate>> refused;
   const auto with = [&](const char* what, auto change) {
@@ -131,8 +143,32 @@ TEST(WgmmaDispatch, TakesTheModelShapesOnTheCleanKernelOnly) {
     refused.emplace_back(what, c);
   };
   with("mixed 16-bit dtypes", [](WgmmaCandidate& c) { c.q_dtype = DType::f16; });
-  with("fp8 cache", [](WgmmaCandidate& c) { c.kv_dtype = DType::fp8_e4m3fn; });
-  with("fp8 q and cache", [](WgmmaCandidate& c) { c.q_dtype = c.kv_dtype = DType::fp8_e4m3fn; });
+  with("fp8 cache at Lv 256", [](WgmmaCandidate& c) {
+    c.kv_dtype = DType::fp8_e4m3fn;
+    c.lv = c.value_tile = 256;
+  });
+  with("fp8 q and cache at Lv 256", [](WgmmaCandidate& c) {
+    c.q_dtype = c.kv_dtype = DType::fp8_e4m3fnuz;
+    c.lv = c.value_tile = 256;
+  });
+  with("f16 q, fp8 cache", [](WgmmaCandidate& c) {
+    c.q_dtype = DType::f16;
+    c.kv_dtype = DType::fp8_e4m3fn;
+  });
+  with("fp8 q of the other variant", [](WgmmaCandidate& c) {
+    c.q_dtype = DType::fp8_e4m3fn;
+    c.kv_dtype = DType::fp8_e4m3fnuz;
+  });
+  with("fp8 q, bf16 cache", [](WgmmaCandidate& c) { c.q_dtype = DType::fp8_e4m3fn; });
+  with("fp8 cache, one row tile", [](WgmmaCandidate& c) {
+    c.kv_dtype = DType::fp8_e4m3fn;
+    c.row_tiles = 1;
+  });
+  with("fp8 cache, tile-width-from-lk", [](WgmmaCandidate& c) {
+    c.kv_dtype = DType::fp8_e4m3fn;
+    c.value_tile = 1024;
+    c.rope_tile = 0;
+  });
   with("Lv 448", [](WgmmaCandidate& c) { c.lv = c.value_tile = 448; });
   with("rope 32", [](WgmmaCandidate& c) { c.rope = c.rope_tile = 32; });
   with("tile-width-from-lk", [](WgmmaCandidate& c) {
