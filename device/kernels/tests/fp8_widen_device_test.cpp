@@ -1,0 +1,68 @@
+// The device's fp8 widening (lds_chunk.hpp: widen_chunk, which stages fp8 q and caches in both
+// decode kernels) against its host twin, fp8_widen.hpp's widened_fp8_code, for every code of both
+// e4m3 variants into both 16-bit MMA types: once with every code in order (the chunks that hold a
+// NaN code take the conversion path) and once with the NaN codes replaced by zeros (every chunk on
+// the scaling path, which must also keep subnormals and the sign of zero). Codes must match bit for
+// bit, NaN only as some NaN.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "core/dtype.hpp"
+#include "core/dtype_convert.hpp"
+#include "device/kernels/fp8_widen.hpp"
+#include "device/kernels/tests/fp8_widen_kernels.hpp"
+#include "device/tests/requires_device.hpp"
+
+namespace mlacheck::kernels {
+namespace {
+
+bool is_nan_code(DType mma, std::uint16_t code) {
+  return mma == DType::bf16 ? (code & 0x7F80u) == 0x7F80u && (code & 0x7Fu) != 0
+                            : (code & 0x7C00u) == 0x7C00u && (code & 0x3FFu) != 0;
+}
+
+template <class T>
+std::uint16_t host_code(DType mma, std::uint8_t code) {
+  return mma == DType::bf16 ? widened_fp8_code<bf16_t, T>(code) : widened_fp8_code<f16_t, T>(code);
+}
+
+template <class T>
+void expect_device_widens_as_the_host(DType fp8, DType mma) {
+  SCOPED_TRACE(std::string(to_string(fp8)) + " into " + std::string(to_string(mma)));
+  std::vector<std::uint8_t> codes(512);
+  for (int i = 0; i < 256; ++i) {
+    const auto code = static_cast<std::uint8_t>(i);
+    codes[static_cast<std::size_t>(i)] = code;
+    codes[static_cast<std::size_t>(256 + i)] = std::isnan(to_float(T{code})) ? std::uint8_t{0} : code;
+  }
+  const std::vector<std::uint16_t> got = test::widen_fp8_on_device(fp8, mma, codes);
+  ASSERT_EQ(got.size(), codes.size());
+  int nans = 0;
+  for (std::size_t i = 0; i < codes.size(); ++i) {
+    const std::uint16_t want = host_code<T>(mma, codes[i]);
+    if (is_nan_code(mma, want)) {
+      ++nans;
+      EXPECT_TRUE(is_nan_code(mma, got[i])) << "code " << int{codes[i]} << " at " << i << ": got " << got[i];
+    } else {
+      EXPECT_EQ(got[i], want) << "code " << int{codes[i]} << " at " << i;
+    }
+  }
+  EXPECT_EQ(nans, std::is_same_v<T, fp8_e4m3fn_t> ? 2 : 1);  // only the ordered half holds NaN codes
+}
+
+using Fp8WidenOnDevice = RequiresDevice;
+
+TEST_F(Fp8WidenOnDevice, EveryCodeMatchesTheHostTwin) {
+  for (DType mma : {DType::bf16, DType::f16}) {
+    expect_device_widens_as_the_host<fp8_e4m3fn_t>(DType::fp8_e4m3fn, mma);
+    expect_device_widens_as_the_host<fp8_e4m3fnuz_t>(DType::fp8_e4m3fnuz, mma);
+  }
+}
+
+}  // namespace
+}  // namespace mlacheck::kernels
