@@ -52,7 +52,8 @@ void expect_device_widens_as_the_host(DType fp8, DType mma) {
       EXPECT_EQ(got[i], want) << "code " << int{codes[i]} << " at " << i;
     }
   }
-  EXPECT_EQ(nans, std::is_same_v<T, fp8_e4m3fn_t> ? 2 : 1);  // only the ordered half holds NaN codes
+  const int nan_codes = std::is_same_v<T, fp8_e4m3fn_t> ? 2 : 1;
+  EXPECT_EQ(nans, nan_codes);  // only the ordered half holds NaN codes
 }
 
 using Fp8WidenOnDevice = RequiresDevice;
