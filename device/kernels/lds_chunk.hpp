@@ -72,50 +72,6 @@ __device__ inline std::uint32_t f16x2_to_bf16x2(std::uint32_t halves) {
 }
 #endif
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-// Whether a chunk holds a NaN code of T (fn: S.1111.111; fnuz: 0x80), four codes a word at a time.
-template <class T>
-__device__ inline bool chunk_has_fp8_nan(const Chunk16& c) {
-  std::uint32_t found = 0;
-#pragma unroll
-  for (int w = 0; w < 4; ++w) {
-    if constexpr (std::is_same_v<T, fp8_e4m3fn_t>) {
-      found |= ((c.word[w] & 0x7F7F7F7Fu) + 0x01010101u) & 0x80808080u;  // a magnitude of 0x7F carries into bit 7
-    } else {
-      const std::uint32_t x = c.word[w] ^ 0x80808080u;  // a zero byte where the code was 0x80
-      found |= (x - 0x01010101u) & ~x & 0x80808080u;
-    }
-  }
-  return found != 0;
-}
-
-// Codes 2p and 2p + 1 of a word of four e4m3 codes as a pair of S codes, without conversion
-// instructions (which issue at a quarter of the integer rate): the code's sign goes to the 16-bit
-// sign, its exponent and mantissa bits to the bottom of S's exponent field and the top of its
-// mantissa. Read as S, that is the code's value times 2^-(S's bias - the code's bias) for normal
-// codes and, as an S subnormal, for subnormal codes too; one exact product by the power of two
-// restores the value. NaN codes would come out finite: callers send chunks with one elsewhere.
-template <class S, class T, int kPair>
-__device__ inline std::uint32_t e4m3_pair_by_scaling(std::uint32_t word) {
-  constexpr bool kBf16 = std::is_same_v<S, bf16_t>;
-  constexpr bool kFn = std::is_same_v<T, fp8_e4m3fn_t>;
-  // Code 2p in byte 1, code 2p + 1 in byte 3: each sign already at its half's bit 15.
-  const std::uint32_t spread = __byte_perm(word, 0u, kPair == 0 ? 0x1404u : 0x3424u);
-  const std::uint32_t bits = kBf16 ? (spread & 0x80008000u) | ((spread >> 4) & 0x07F007F0u)
-                                   : (spread & 0x80008000u) | ((spread >> 1) & 0x3F803F80u);
-  // 2^(127 - 7) or 2^(127 - 8) in bf16; 2^(15 - 7) or 2^(15 - 8) in f16; both halves.
-  constexpr std::uint32_t kScale =
-      kBf16 ? (kFn ? 0x7B807B80u : 0x7B007B00u) : (kFn ? 0x5C005C00u : 0x58005800u);
-  std::uint32_t out;
-  if constexpr (kBf16) {
-    asm("fma.rn.bf16x2 %0, %1, %2, %3;\n" : "=r"(out) : "r"(bits), "r"(kScale), "r"(0x80008000u));
-  } else {
-    asm("fma.rn.f16x2 %0, %1, %2, %3;\n" : "=r"(out) : "r"(bits), "r"(kScale), "r"(0x80008000u));
-  }
-  return out;  // + (-0) keeps the sign of a zero
-}
-#endif
-
 // The codes of S (bf16_t or f16_t) of one chunk of stored fp8 elements: elements 0-7 in
 // widened[0], 8-15 in widened[1]. e4m3fn on sm_89 and later takes the hardware conversion (2 to 4
 // instructions a pair of codes instead of some 20); the codes are the same but for NaN's payload
@@ -123,19 +79,6 @@ __device__ inline std::uint32_t e4m3_pair_by_scaling(std::uint32_t word) {
 template <class S, class T>
 __device__ inline void widen_chunk(const Chunk16& src, Chunk16 (&widened)[2]) {
   static_assert(sizeof(T) == 1);
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  // Integer operations and one exact product per pair, except where one conversion instruction a
-  // pair does it (e4m3fn to f16 on sm_89+) and for the rare chunk with a NaN code.
-  constexpr bool kConversionIsCheaper = __CUDA_ARCH__ >= 890 && std::is_same_v<S, f16_t> && std::is_same_v<T, fp8_e4m3fn_t>;
-  if (!kConversionIsCheaper && !chunk_has_fp8_nan<T>(src)) {
-#pragma unroll
-    for (int w = 0; w < 4; ++w) {
-      widened[w / 2].word[(w % 2) * 2] = e4m3_pair_by_scaling<S, T, 0>(src.word[w]);
-      widened[w / 2].word[(w % 2) * 2 + 1] = e4m3_pair_by_scaling<S, T, 1>(src.word[w]);
-    }
-    return;
-  }
-#endif
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
   if constexpr (std::is_same_v<T, fp8_e4m3fn_t>) {
 #pragma unroll
