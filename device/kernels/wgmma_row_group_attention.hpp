@@ -12,8 +12,9 @@
 // and the declared rounding points are those of the portable kernel's widened path.
 //
 // Block: two warpgroups (256 threads), one block per SM. Shared memory (wgmma_layout.hpp's
-// swizzled tiles): q (64 x Lk, 72 KB at Lk 576), three stages of 32 KV tokens (36 KB each), and the
-// partial scores the warpgroups exchange (16 KB). Per KV tile of 32 tokens:
+// swizzled tiles): q (64 x Lk, 72 KB at Lk 576), three stages of 32 KV tokens (36 KB each; two for
+// an fp8 cache, beside its byte stages), and the partial scores the warpgroups exchange (16 KB).
+// Per KV tile of 32 tokens:
 //   1. wait for the tile's copies, make them visible to the products, barrier;
 //   2. S = q k^T: warpgroup g takes half of Lk's k steps (m64n32k16, both operands in shared
 //      memory); its partial S goes to shared memory, barrier (after which, too, every warpgroup's
