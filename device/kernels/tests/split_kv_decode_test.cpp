@@ -132,15 +132,20 @@ DeviceOutputs run_split_kv(const MlaDecodeProblem& p, const MlaDecodeInputs& in,
   return out;
 }
 
+// num_splits, or for 0 the automatic choice for this device.
+int chosen_splits(const MlaDecodeProblem& p, int num_splits) {
+  return num_splits > 0 ? num_splits
+                        : split_kv_num_splits(p, device_info().compute_units,
+                                              split_kv_row_tile_policy(p.q_dtype, p.kv_dtype));
+}
+
 // num_splits 0: the automatic choice for this device. took_wgmma: where to say whether stage 1 ran
 // on the Hopper kernel; portable: keep it on the portable one.
 void expect_matches_oracle(const MlaDecodeProblem& problem, int num_splits = 0, bool* took_wgmma = nullptr,
                            bool portable = false) {
   const MlaDecodeProblem p = with_defaults(problem);
   validate(p);
-  const int splits = num_splits > 0 ? num_splits
-                                    : split_kv_num_splits(p, device_info().compute_units,
-                                                          split_kv_row_tile_policy(p.q_dtype, p.kv_dtype));
+  const int splits = chosen_splits(p, num_splits);
   SCOPED_TRACE(to_repro(p) + " num_splits=" + std::to_string(splits));
   ASSERT_EQ(split_kv_unsupported(split_kv_shape(p, splits)), std::nullopt);
 
@@ -235,9 +240,7 @@ TEST_F(SplitKvDecodeTest, Fp8QueriesMatchTheOracle) {
   for (const MlaDecodeProblem& p : test::fp8_query_kernel_problems()) {
     const MlaDecodeInputs in = make_inputs(p);
     for (int splits : {1, 3, 0}) {
-      const int n = splits > 0 ? splits
-                               : split_kv_num_splits(p, device_info().compute_units,
-                                                     split_kv_row_tile_policy(p.q_dtype, p.kv_dtype));
+      const int n = chosen_splits(p, splits);
       SCOPED_TRACE(to_repro(p) + " num_splits=" + std::to_string(n));
       test::expect_fp8_query_run_matches_oracle(p, in, run_split_kv(p, in, n));
     }
@@ -387,9 +390,7 @@ TEST_F(SplitKvDecodeTest, HopperKernelTakesFp8Caches) {
     validate(p);
     const MlaDecodeInputs in = make_inputs(p);
     for (int splits : {1, 3, 0}) {
-      const int n = splits > 0 ? splits
-                               : split_kv_num_splits(p, device_info().compute_units,
-                                                     split_kv_row_tile_policy(p.q_dtype, p.kv_dtype));
+      const int n = chosen_splits(p, splits);
       SCOPED_TRACE(to_repro(p) + " num_splits=" + std::to_string(n));
       const DeviceOutputs got = run_split_kv(p, in, n);
       EXPECT_EQ(got.wgmma, hopper) << "on " << device_info().arch;
