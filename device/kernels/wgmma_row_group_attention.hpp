@@ -26,9 +26,11 @@
 //      m64n128k16, V as the MN-major operand from the same stage the keys came from); left in
 //      flight until the next tile's scores are waited for.
 // An fp8 cache's tiles arrive as bytes in a ring of three byte stages (issued three tiles ahead,
-// after step 1's barrier frees the oldest), and each thread widens the chunks it copied itself of
-// tile + 1 into the other of two code stages while this tile's P V runs (no barrier: its own
-// copies only; step 1's barrier publishes the codes). fp8 q is widened into the q tile likewise.
+// after step 1's barrier frees the oldest). While a tile's scores run, each thread widens the
+// chunks it copied itself of tile + 1 into the other of two code stages: its warpgroup copies the
+// value columns its own P V reads and half the rope, so once its P V of the tile before is waited
+// for, nothing else reads them (no barrier: its own copies only; the barriers of step 2 and the
+// next step 1 publish the codes). fp8 q is widened into the q tile through registers.
 // Thread t of warpgroup g serves rows acc_row(t, .) of row tile t / 32 (its warp).
 #include <cstddef>
 #include <cstdint>
@@ -75,6 +77,13 @@ struct WgmmaGeometry {
   // lane + 8, ... likewise. q: (row tid / 4, lane tid % 4).
   static constexpr int kKvCopyLanes = 8;
   static constexpr int kQCopyLanes = 4;
+  // fp8 byte copies: warpgroup g copies, and widens, the chunks its own P V reads (value columns
+  // g Lv/2 ..) and half the rope's, thread (row t / 4, lane t % 4) of its rows.
+  static constexpr int kByteLanes = 4;
+  static constexpr int kValueChunksHalf = kValueHalf / 16;
+  static constexpr int kRopeChunksHalf = kRope / 16 / 2;
+  static_assert(wgmma::kWarpgroupThreads / kByteLanes == kTokens && kValueChunksHalf % kByteLanes == 0 &&
+                kRopeChunksHalf <= kByteLanes);
   static_assert(kThreads / kKvCopyLanes == kTokens && kThreads / kQCopyLanes == kRows);
   static_assert(kKSteps % 2 == 0 && kValueHalf % wgmma::kSlabCols == 0 && kLk % 16 == 0);
   static_assert(kQBytes % wgmma::kSwizzleAtomBytes == 0 && kStageBytes % wgmma::kSwizzleAtomBytes == 0);
@@ -146,7 +155,7 @@ struct WgmmaRowGroupAttention {
     const KV* cache = static_cast<const KV*>(p.kv);
     const int n_tiles = static_cast<int>((n_tokens + G::kTokens - 1) / G::kTokens);
     // This thread's copy row of a tile: its slot, -1 past the range (zeros are staged there).
-    const int copy_row = tid / G::kKvCopyLanes;
+    const int copy_row = kFp8Cache ? t / G::kByteLanes : tid / G::kKvCopyLanes;
     const auto slot_of = [&](int tile) -> std::int32_t {
       const std::int64_t pos = std::int64_t{tile} * G::kTokens + copy_row;
       return pos < n_tokens ? slots[pos] : -1;
@@ -214,6 +223,18 @@ struct WgmmaRowGroupAttention {
             k == 0 ? 0 : 1);  // the first product starts the sum
       }
       wgmma::commit();
+      if constexpr (kFp8Cache) {
+        // While the scores run: this warpgroup's chunks of tile + 1 into the other code stage. Its
+        // readers were this warpgroup's P V of tile - 1 (its value columns, done at the wait
+        // below) and both warpgroups' scores of tile - 1 (done before that tile's exchange barrier).
+        if (tile + 1 < n_tiles) {
+          wgmma::wait<1>();
+          wgmma::hold(st.o);
+          wait_copies<G::kByteStages - 1>();  // this thread's copies of tile + 1 have landed
+          widen_kv(sh, (tile + 1) % G::kByteStages, (tile + 1) % G::kStages);
+          wgmma::shared_to_async();
+        }
+      }
       wgmma::wait<0>();
       wgmma::hold(s);
       wgmma::hold(st.o);
@@ -261,15 +282,6 @@ struct WgmmaRowGroupAttention {
         }
       }
       wgmma::commit();
-      if constexpr (kFp8Cache) {
-        // Tile + 1 into the other code stage, whose last reader (P V of tile - 1) completed before
-        // the exchange barrier, while this tile's P V runs.
-        if (tile + 1 < n_tiles) {
-          wait_copies<G::kByteStages - 1>();  // this thread's copies of tile + 1 have landed
-          widen_kv(sh, (tile + 1) % G::kByteStages, (tile + 1) % G::kStages);
-          wgmma::shared_to_async();
-        }
-      }
     }
     wgmma::wait<0>();
     wgmma::hold(st.o);
@@ -341,7 +353,7 @@ struct WgmmaRowGroupAttention {
 #pragma unroll
       for (int k = 0; k < kChunks; ++k) {
         const int c = tid % G::kQCopyLanes + G::kQCopyLanes * k;
-        store_widened_pair(sh + L::kQ, G::kRows, row, c, bytes[k], false);
+        store_widened_pair(sh + L::kQ, G::kRows, row, c, bytes[k]);
       }
     } else {
       const void* src = q == nullptr ? static_cast<const void*>(cache) : q + (row % kHeadTile) * G::kLk;
@@ -365,45 +377,45 @@ struct WgmmaRowGroupAttention {
     }
   }
 
-  // An fp8 cache: this thread's 16-byte chunks of its row of KV tile `byte_stage` of the byte ring
-  // from cache slot `slot` (zeros for -1), as stored.
-  static __device__ void stage_kv_bytes(char* sh, int byte_stage, std::int32_t slot, const KV* cache) {
+  // Calls f(c) for the 16-byte chunks c of its row (t / kByteLanes) an fp8 cache's tile gives this
+  // thread to copy and to widen: of the value columns its warpgroup's P V reads, and of the rope.
+  template <class F>
+  static __device__ void for_each_own_byte_chunk(F&& f) {
     const int tid = static_cast<int>(threadIdx.x);
-    const int row = tid / G::kKvCopyLanes;
+    const int g = tid / wgmma::kWarpgroupThreads;
+    const int lane = tid % G::kByteLanes;
+#pragma unroll
+    for (int k = 0; k < G::kValueChunksHalf / G::kByteLanes; ++k) f(g * G::kValueChunksHalf + lane + G::kByteLanes * k);
+    if (lane < G::kRopeChunksHalf) f(2 * G::kValueChunksHalf + g * G::kRopeChunksHalf + lane);
+  }
+
+  // An fp8 cache: this thread's chunks of its row of KV tile `byte_stage` of the byte ring from
+  // cache slot `slot` (zeros for -1), as stored.
+  static __device__ void stage_kv_bytes(char* sh, int byte_stage, std::int32_t slot, const KV* cache) {
+    const int row = static_cast<int>(threadIdx.x) % wgmma::kWarpgroupThreads / G::kByteLanes;
     const KV* src = cache_row(cache, slot < 0 ? 0 : slot, G::kLk, false);
     char* tile = sh + L::kKvBytes + byte_stage * G::kByteStageBytes + row * G::kLk;
-#pragma unroll
-    for (int c = tid % G::kKvCopyLanes; c < G::kByteChunksPerRow; c += G::kKvCopyLanes) {
-      copy16_async(tile + 16 * c, src + 16 * c, slot >= 0);
-    }
+    for_each_own_byte_chunk([&](int c) { copy16_async(tile + 16 * c, src + 16 * c, slot >= 0); });
   }
 
   // The chunks stage_kv_bytes copied in this thread, of byte stage `byte_stage`, widened into the
-  // swizzled code stage `stage`.
+  // swizzled code stage `stage`. A quarter warp's two rows take even and odd 16-byte bank groups.
   static __device__ void widen_kv(char* sh, int byte_stage, int stage) {
-    const int tid = static_cast<int>(threadIdx.x);
-    const int row = tid / G::kKvCopyLanes;
-    const int lane = tid % G::kKvCopyLanes;
+    const int row = static_cast<int>(threadIdx.x) % wgmma::kWarpgroupThreads / G::kByteLanes;
     const char* bytes = sh + L::kKvBytes + byte_stage * G::kByteStageBytes + row * G::kLk;
     char* codes = sh + L::kKv + stage * G::kStageBytes;
-#pragma unroll
-    for (int c = lane; c < G::kByteChunksPerRow; c += G::kKvCopyLanes) {
-      // Lanes 0-3 of a row store their even chunk first, lanes 4-7 their odd one: the 8 lanes of
-      // a quarter warp then write 8 different 16-byte bank groups of the swizzled row.
-      store_widened_pair(codes, G::kTokens, row, c, *reinterpret_cast<const Chunk16*>(bytes + 16 * c), lane >= 4);
-    }
+    for_each_own_byte_chunk([&](int c) {
+      store_widened_pair(codes, G::kTokens, row, c, *reinterpret_cast<const Chunk16*>(bytes + 16 * c));
+    });
   }
 
   // Byte chunk c (16 fp8 codes) of `row`, widened to S codes, into code chunks 2c and 2c + 1 of
-  // the swizzled tile of `rows` rows at `tile`; the odd one first when `odd_first`.
-  static __device__ void store_widened_pair(char* tile, int rows, int row, int c, const Chunk16& bytes,
-                                            bool odd_first) {
+  // the swizzled tile of `rows` rows at `tile`.
+  static __device__ void store_widened_pair(char* tile, int rows, int row, int c, const Chunk16& bytes) {
     Chunk16 codes[2];
     widen_chunk<T, KV>(bytes, codes);
-    const Chunk16 first = odd_first ? codes[1] : codes[0];
-    const Chunk16 second = odd_first ? codes[0] : codes[1];
-    *reinterpret_cast<Chunk16*>(tile + wgmma::swizzled_chunk_offset(rows, row, 2 * c + (odd_first ? 1 : 0))) = first;
-    *reinterpret_cast<Chunk16*>(tile + wgmma::swizzled_chunk_offset(rows, row, 2 * c + (odd_first ? 0 : 1))) = second;
+    *reinterpret_cast<Chunk16*>(tile + wgmma::swizzled_chunk_offset(rows, row, 2 * c)) = codes[0];
+    *reinterpret_cast<Chunk16*>(tile + wgmma::swizzled_chunk_offset(rows, row, 2 * c + 1)) = codes[1];
   }
 
   // The online softmax of this thread's rows over one tile (`visible` of its tokens are seen by
