@@ -73,8 +73,7 @@ struct WgmmaGeometry {
   static constexpr int kExchangeBytes = 2 * kSAcc * wgmma::kWarpgroupThreads * 4;
   static constexpr int kChunksPerRow = kLk / 8;
   // KV copies: thread (row tid / 8, lane tid % 8) copies chunk 8 k + lane of its row for every
-  // slab k, so 8 neighbours read one 128-byte line of the row; an fp8 row's 16-byte chunks lane,
-  // lane + 8, ... likewise. q: (row tid / 4, lane tid % 4).
+  // slab k, so 8 neighbours read one 128-byte line of the row. q: (row tid / 4, lane tid % 4).
   static constexpr int kKvCopyLanes = 8;
   static constexpr int kQCopyLanes = 4;
   // fp8 byte copies: warpgroup g copies, and widens, the chunks its own P V reads (value columns
@@ -154,10 +153,10 @@ struct WgmmaRowGroupAttention {
     }
     const KV* cache = static_cast<const KV*>(p.kv);
     const int n_tiles = static_cast<int>((n_tokens + G::kTokens - 1) / G::kTokens);
-    // This thread's copy row of a tile: its slot, -1 past the range (zeros are staged there).
-    const int copy_row = kFp8Cache ? t / G::kByteLanes : tid / G::kKvCopyLanes;
+    // The slot of this thread's copy row of a tile, -1 past the range (zeros are staged there).
+    const int row = copy_row();
     const auto slot_of = [&](int tile) -> std::int32_t {
-      const std::int64_t pos = std::int64_t{tile} * G::kTokens + copy_row;
+      const std::int64_t pos = std::int64_t{tile} * G::kTokens + row;
       return pos < n_tokens ? slots[pos] : -1;
     };
 
@@ -343,12 +342,11 @@ struct WgmmaRowGroupAttention {
     if constexpr (sizeof(Q) == 1) {
       constexpr int kChunks = G::kByteChunksPerRow / G::kQCopyLanes;
       static_assert(kChunks * G::kQCopyLanes == G::kByteChunksPerRow);
-      const Q* src = q + (row % kHeadTile) * G::kLk;
       Chunk16 bytes[kChunks];
 #pragma unroll
       for (int k = 0; k < kChunks; ++k) {
         const int c = tid % G::kQCopyLanes + G::kQCopyLanes * k;
-        bytes[k] = q != nullptr ? *reinterpret_cast<const Chunk16*>(src + 16 * c) : Chunk16{};
+        bytes[k] = q != nullptr ? *reinterpret_cast<const Chunk16*>(q + (row % kHeadTile) * G::kLk + 16 * c) : Chunk16{};
       }
 #pragma unroll
       for (int k = 0; k < kChunks; ++k) {
@@ -365,10 +363,16 @@ struct WgmmaRowGroupAttention {
     }
   }
 
+  // The row of a KV tile this thread copies (and, for an fp8 cache, widens).
+  static __device__ int copy_row() {
+    const int tid = static_cast<int>(threadIdx.x);
+    return kFp8Cache ? tid % wgmma::kWarpgroupThreads / G::kByteLanes : tid / G::kKvCopyLanes;
+  }
+
   // This thread's chunks of its row of KV tile `stage` from cache slot `slot` (zeros for -1).
   static __device__ void stage_kv(char* sh, int stage, std::int32_t slot, const KV* cache) {
     const int tid = static_cast<int>(threadIdx.x);
-    const int row = tid / G::kKvCopyLanes;
+    const int row = copy_row();
     const KV* src = cache_row(cache, slot < 0 ? 0 : slot, G::kLk, false);
     char* tile = sh + L::kKv + stage * G::kStageBytes;
 #pragma unroll
@@ -392,7 +396,7 @@ struct WgmmaRowGroupAttention {
   // An fp8 cache: this thread's chunks of its row of KV tile `byte_stage` of the byte ring from
   // cache slot `slot` (zeros for -1), as stored.
   static __device__ void stage_kv_bytes(char* sh, int byte_stage, std::int32_t slot, const KV* cache) {
-    const int row = static_cast<int>(threadIdx.x) % wgmma::kWarpgroupThreads / G::kByteLanes;
+    const int row = copy_row();
     const KV* src = cache_row(cache, slot < 0 ? 0 : slot, G::kLk, false);
     char* tile = sh + L::kKvBytes + byte_stage * G::kByteStageBytes + row * G::kLk;
     for_each_own_byte_chunk([&](int c) { copy16_async(tile + 16 * c, src + 16 * c, slot >= 0); });
@@ -401,7 +405,7 @@ struct WgmmaRowGroupAttention {
   // The chunks stage_kv_bytes copied in this thread, of byte stage `byte_stage`, widened into the
   // swizzled code stage `stage`. A quarter warp's two rows take even and odd 16-byte bank groups.
   static __device__ void widen_kv(char* sh, int byte_stage, int stage) {
-    const int row = static_cast<int>(threadIdx.x) % wgmma::kWarpgroupThreads / G::kByteLanes;
+    const int row = copy_row();
     const char* bytes = sh + L::kKvBytes + byte_stage * G::kByteStageBytes + row * G::kLk;
     char* codes = sh + L::kKv + stage * G::kStageBytes;
     for_each_own_byte_chunk([&](int c) {
