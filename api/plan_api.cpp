@@ -1,5 +1,7 @@
 // Plans: the case lists of plan/run_plan.hpp, the same code `mlacheck run` lists its cases with.
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "api/api_call.hpp"
 #include "api/api_objects.hpp"
@@ -13,20 +15,14 @@ namespace {
 
 constexpr int kDefaultPropertyCases = 64;  // `mlacheck run --property-cases` default
 
-std::string table_path(const char* scenarios_file, bool required) {
-  const std::string given = scenarios_file == nullptr ? "" : scenarios_file;
-  std::string path;
+// The scenario table a plan with scenarios reads: the caller's file, else the one shipped with this
+// library (plan/data_files.hpp). Never "": a plan that would lose its scenarios is refused.
+std::string table_path(const char* scenarios_file) {
   try {
-    path = mlacheck::scenario_table_path(given);
+    return mlacheck::scenario_table_path(scenarios_file == nullptr ? "" : scenarios_file);
   } catch (const std::invalid_argument& e) {
     throw ApiError(MLACHECK_ERROR_IO, e.what());
   }
-  if (path.empty() && required) {
-    throw ApiError(MLACHECK_ERROR_IO,
-                   "no scenario table: scenarios/upstream.csv is neither in the working directory nor in the "
-                   "source tree this library was built from; name one with scenarios_file");
-  }
-  return path;
 }
 
 }  // namespace
@@ -47,10 +43,10 @@ mlacheck_status mlacheck_plan_open(int32_t kind, uint64_t seed, int32_t size, co
     options.decode_sequences = false;
     switch (kind) {
       case MLACHECK_PLAN_DEFAULT:
-        options.scenarios_file = table_path(scenarios_file, false);
+        options.scenarios_file = table_path(scenarios_file);
         break;
       case MLACHECK_PLAN_SCENARIOS:
-        options.scenarios_file = table_path(scenarios_file, true);
+        options.scenarios_file = table_path(scenarios_file);
         options.oracle_self_checks = false;
         options.default_sweeps = false;
         options.property_cases = 0;

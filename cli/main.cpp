@@ -17,6 +17,8 @@
 int main(int argc, char** argv) {
   CLI::App app{"mlacheck: verifies MLA decode backends against a CPU oracle"};
   app.require_subcommand(1);
+  // The project's version (CMakeLists.txt), the same as the Python package's mlacheck.__version__.
+  app.set_version_flag("--version", "mlacheck " MLACHECK_VERSION);
   // Hidden: parse the command line, run nothing. The docs check (scripts/check-doc-commands.sh)
   // runs every command line of README.md and docs/ this way, so a renamed option fails CI.
   bool parse_only = false;

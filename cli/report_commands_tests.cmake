@@ -92,6 +92,14 @@ add_test(NAME cli.run.without_a_gpu_says_nothing_was_checked
          COMMAND sh -c "\"$0\" devices | grep -q '^devices: none' || exit 77; out=$(\"$0\" run --case mla_decode:name=nogpu 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 0 ] && echo \"$out\" | grep -q '^NOTHING WAS CHECKED ON A DEVICE: no GPU (.*); all 1 device cases are SKIPPED$'"
                  $<TARGET_FILE:mlacheck>)
 set_tests_properties(cli.run.without_a_gpu_says_nothing_was_checked PROPERTIES SKIP_RETURN_CODE 77)
+# --require-device: without a GPU the run is a setup error (exit 2) that writes no report; with one
+# it runs as without the flag.
+add_test(NAME cli.run.require_device_without_a_gpu_is_an_error
+         COMMAND sh -c "d='${_work}/required'; rm -rf \"$d\"; if \"$0\" devices | grep -q '^devices: none'; then out=$(\"$0\" run --require-device --case mla_decode:name=req --out \"$d\" 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 2 ] && echo \"$out\" | grep -q -e '--require-device: no device to run the backend on: ' && test ! -e \"$d/report.csv\"; else \"$0\" run --require-device --case mla_decode:name=req --out \"$d\" && grep -q '^req,' \"$d/report.csv\"; fi"
+                 $<TARGET_FILE:mlacheck>)
+set_tests_properties(cli.run.require_device_without_a_gpu_is_an_error PROPERTIES FIXTURES_REQUIRED report_commands_work)
+mlacheck_cli_test(cli.version 0 "^mlacheck ${PROJECT_VERSION}$" --version)
+
 # --resume keeps a row only when it is this plan's case of that id: another --seed or --case under
 # the same id is refused (exit 2), not mixed into the report.
 add_test(NAME cli.run.resume_refuses_another_case_under_an_id

@@ -86,6 +86,8 @@ void add_run_command(CLI::App& app, RunOptions& options) {
       ->capture_default_str();
   cmd->add_option("--backend", options.backend, "\"hip\" or the path of a backend plugin .so (docs/backends.md)")
       ->capture_default_str();
+  cmd->add_flag("--require-device", options.require_device,
+                "Exit with status 2 when no device to run the backend on is visible, instead of SKIPPED rows");
 }
 
 int run(const RunOptions& options) {
@@ -105,6 +107,10 @@ int run(const RunOptions& options) {
 
   // Before the report folder: a setup that cannot run must not leave a report behind it.
   const DevicePlan devices = preflight_devices(options.device, options.backend);
+  if (options.require_device && devices.devices.empty()) {
+    throw PreflightError("--require-device: no device to run the backend on: " + devices.no_gpu_reason +
+                         " (nothing was run; is the GPU visible to this container or job?)");
+  }
   // Opened before any case runs, so a bad folder fails at once rather than after a long run.
   std::optional<ReportFolder> reports;
   if (!out_dir.empty()) reports.emplace(out_dir, folder_mode(options));

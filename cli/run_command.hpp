@@ -28,6 +28,9 @@ struct RunOptions {
   double timeout_base_s = 120.0;     // --timeout: the watchdog's base limit per case
   std::size_t lookahead = 4;         // --lookahead: cases whose oracle runs ahead of the GPU
   std::string backend = "hip";       // --backend: "hip" or the path of a backend plugin (docs/backends.md)
+  // --require-device: a run that finds no device to run the backend on is a setup error (exit 2),
+  // not a green run of SKIPPED rows: for CI jobs whose container may not see the GPU.
+  bool require_device = false;
 };
 
 inline constexpr const char* kDefaultReportDir = "mlacheck-report";

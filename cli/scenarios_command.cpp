@@ -95,7 +95,6 @@ int run_scenarios(const ScenariosOptions& options) {
   if (options.sensitivity) return run_sensitivity_section(options);
   // A table that does not load is the user's input error: TableError propagates to main (exit 2).
   const std::string file = scenario_table_path(options.file);
-  if (file.empty()) throw std::invalid_argument("no scenario table: scenarios/upstream.csv is in neither the working directory nor the source tree; pass --file");
   std::vector<scenarios::Scenario> table = scenarios::load_scenarios(file);
   const std::string known_file = options.known_bugs ? (options.known_bugs->empty() ? "" : known_bug_table_path(*options.known_bugs))
                                                      : known_bug_table_path("");

@@ -1,17 +1,27 @@
 #pragma once
-// Where mlacheck's data files are, from any working directory: the scenario table and the
-// known-bug list ship in the source tree (scenarios/), which the build records. Every subcommand
-// that reads one finds it through here, so `mlacheck scenarios` works from /tmp as `run` does.
+// Where mlacheck's data tables (the scenario table, upstream.csv, and the known-bug list,
+// known_bugs.csv) are, from any working directory. Every subcommand and the C API find them through
+// here. In order:
+//   1. the file the user named (an error when it does not exist);
+//   2. beside the binary holding this code, in the layouts mlacheck installs: a wheel's package
+//      folder (<package>/data/, beside libmlacheck_capi.so), or a CMake install prefix
+//      (<prefix>/share/mlacheck/, found from <prefix>/bin/mlacheck or <prefix>/lib/libmlacheck_capi.so);
+//   3. the source tree this build came from (scenarios/), for a binary run from its build tree.
+// The first of the folders of 2 and 3 that exists decides; a table missing from it is an error
+// naming it (a damaged install), as is no folder at all: a run never drops the scenarios.
 #include <string>
+#include <vector>
 
 namespace mlacheck {
 
-// `option` when given (std::invalid_argument when it does not exist); otherwise
-// scenarios/upstream.csv of the working directory, else of the source tree this build came from;
-// "" when neither exists.
+// The scenario table: `option` when given, else the first of the places above holding upstream.csv.
+// std::invalid_argument when none does.
 std::string scenario_table_path(const std::string& option);
 
-// The same for scenarios/known_bugs.csv.
+// The same for known_bugs.csv.
 std::string known_bug_table_path(const std::string& option);
+
+// The places tried for a table file name, in order (step 2 and 3 above), for messages and tests.
+std::vector<std::string> data_table_candidates(const std::string& file_name);
 
 }  // namespace mlacheck

@@ -6,6 +6,11 @@ API (libmlacheck_capi.so, loaded with ctypes). docs/python.md describes the API.
     verdicts = mlacheck.run(mlacheck.plan("default"), my_decode, report_dir="out")
 """
 
+try:
+    from ._version import __version__  # written by the build (CMake, or the wheel's setup.py)
+except ImportError:  # the bare source folder, which no build has written into
+    __version__ = "0+unknown"
+
 from ._backend import check
 from ._capi import MlacheckError, library_path
 from ._case import Case, CaseInputs
@@ -18,6 +23,7 @@ from ._tensor import Tensor, decode, encode, poison_code
 from ._verdict import TensorErrors, Verdict
 
 __all__ = [
+    "__version__",
     "Case",
     "CaseInputs",
     "MlacheckError",

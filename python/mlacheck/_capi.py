@@ -181,9 +181,11 @@ def _candidates() -> list[tuple[str, Path]]:
     package_dir = Path(__file__).resolve().parent
     found.append(("next to the package", package_dir / LIBRARY_NAME))
     try:
-        from . import _paths  # written by CMake into a build tree's copy of the package
+        # Written by CMake into a build tree's copy of the package (an absolute path) and into an
+        # installed copy (a path relative to the package).
+        from . import _paths
 
-        found.append(("the build tree recorded at configure time", Path(_paths.CAPI_LIBRARY)))
+        found.append(("the path recorded by the build or install", package_dir / _paths.CAPI_LIBRARY))
     except ImportError:
         pass
     return found

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from . import _capi
 from ._case import Case
+from ._data import packaged_table
 
 
 class Plan:
@@ -69,6 +70,8 @@ def plan(kind: str | None = None, *, repro: str | None = None, seed: int = 1, si
         raise ValueError(f"size {size} must be >= 0")
     if not 0 <= seed < 2**64:
         raise ValueError(f"seed {seed} must be in [0, 2^64)")
+    if scenarios is None and kind in ("default", "scenarios"):
+        scenarios = packaged_table("upstream.csv")
     pointer = ctypes.c_void_p()
     _capi.call(
         "mlacheck_plan_open",

@@ -1,0 +1,40 @@
+# `cmake --install`: the mlacheck tool, libmlacheck_capi.so, the headers of include/mlacheck/, the
+# data tables, the Python package and the CMake package, under GNUInstallDirs folders
+# (cmake/MlacheckInstallDirs.cmake names them). A consumer then writes
+#   find_package(mlacheck 0.1 REQUIRED)
+#   target_link_libraries(my_plugin PRIVATE mlacheck::backend_abi)   # a backend plugin: the ABI header
+#   target_link_libraries(my_tool PRIVATE mlacheck::capi)            # the harness C API
+# and an installed `mlacheck` finds its tables from the prefix, run from any folder (docs/install.md).
+include(CMakePackageConfigHelpers)
+
+install(TARGETS mlacheck_capi mlacheck_backend_abi EXPORT mlacheckTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(TARGET mlacheck)
+  install(TARGETS mlacheck RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/mlacheck DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        FILES_MATCHING PATTERN "*.h")
+install(FILES ${PROJECT_SOURCE_DIR}/scenarios/upstream.csv ${PROJECT_SOURCE_DIR}/scenarios/known_bugs.csv
+        DESTINATION ${MLACHECK_INSTALL_DATADIR})
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+# The Python package, with the library and its version recorded relative to itself
+# (python/CMakeLists.txt writes the installed copy's _paths.py and _version.py).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/mlacheck DESTINATION ${MLACHECK_INSTALL_PYTHONDIR}
+        FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
+install(FILES ${MLACHECK_PYTHON_INSTALLED_PATHS} ${MLACHECK_PYTHON_VERSION_FILE}
+        DESTINATION ${MLACHECK_INSTALL_PYTHONDIR}/mlacheck)
+
+# The CMake package: mlacheck::capi and mlacheck::backend_abi, with a version file. Before 1.0 a
+# minor version may change the ABI, so only the same major.minor is compatible.
+install(EXPORT mlacheckTargets NAMESPACE mlacheck:: FILE mlacheckTargets.cmake
+        DESTINATION ${MLACHECK_INSTALL_CMAKEDIR})
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/mlacheckConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/mlacheckConfig.cmake
+                              INSTALL_DESTINATION ${MLACHECK_INSTALL_CMAKEDIR}
+                              PATH_VARS MLACHECK_INSTALL_DATADIR CMAKE_INSTALL_BINDIR)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/mlacheckConfigVersion.cmake
+                                 VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/mlacheckConfig.cmake ${PROJECT_BINARY_DIR}/mlacheckConfigVersion.cmake
+        DESTINATION ${MLACHECK_INSTALL_CMAKEDIR})
