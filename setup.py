@@ -16,7 +16,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from setuptools import setup
+from setuptools import Distribution, setup
 from setuptools.command.build_py import build_py
 from wheel.bdist_wheel import bdist_wheel
 
@@ -80,13 +80,16 @@ class BuildPackageWithLibrary(build_py):
         )
 
 
+class PackageWithLibrary(Distribution):
+    """A platform package: the library makes the package's files platform-specific (platlib)."""
+
+    def has_ext_modules(self):
+        return True
+
+
 class PlatformWheel(bdist_wheel):
     """The wheel holds a native library but no extension module: any CPython 3 on this platform
     loads it through ctypes, so it is tagged py3-none-<platform>."""
-
-    def finalize_options(self):
-        super().finalize_options()
-        self.root_is_pure = False
 
     def get_tag(self):
         _, _, platform = super().get_tag()
@@ -95,6 +98,7 @@ class PlatformWheel(bdist_wheel):
 
 setup(
     version=cmake_project_version(),
+    distclass=PackageWithLibrary,
     cmdclass={"build_py": BuildPackageWithLibrary, "bdist_wheel": PlatformWheel},
     # build/ is the CMake build folder of the README's commands; setuptools keeps out of it.
     options={"build": {"build_base": "build-wheel"}},

@@ -185,7 +185,8 @@ def _candidates() -> list[tuple[str, Path]]:
         # installed copy (a path relative to the package).
         from . import _paths
 
-        found.append(("the path recorded by the build or install", package_dir / _paths.CAPI_LIBRARY))
+        recorded = Path(os.path.normpath(package_dir / _paths.CAPI_LIBRARY))
+        found.append(("the path recorded by the build or install", recorded))
     except ImportError:
         pass
     return found
