@@ -154,7 +154,9 @@ def check_workflow(doc, name, recipes):
             if step is None:
                 recipes.fail(f"{where}, step {number}", "is not a mapping")
                 continue
-            title = scalar(step.get("name")) or scalar(step.get("uses")) or ""
+            run_text = scalar(step.get("run")) or ""
+            title = (scalar(step.get("name")) or scalar(step.get("uses"))
+                     or run_text.strip().split("\n")[0][:40])
             label = f"{where}, step {number} '{title}' (line {step_node.start_mark.line + 1})"
             if ("run" in step) == ("uses" in step):
                 recipes.fail(label, "needs exactly one of 'run:' and 'uses:'")
