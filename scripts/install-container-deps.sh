@@ -11,8 +11,8 @@
 #     (ROCm's clang compiles the .hip files against the newest libstdc++ it finds: g++-12's).
 #
 # Usage: install-container-deps.sh [--tests]
-#   --tests  also what the test suite uses beyond the build (gmock, xmllint for the JUnit schema
-#            test, NumPy and pytest for the Python package's tests); without them those tests skip.
+#   --tests  also what the test suite uses beyond the build (xmllint for the JUnit schema test, NumPy
+#            and pytest for the Python package's tests); without them those tests skip.
 set -euo pipefail
 
 # Pinned, so that the image builds the same way each time; a 3.x release, since CMake 4 refuses
@@ -39,8 +39,9 @@ fi
 packages=(
   ninja-build
   libeigen3-dev librapidcheck-dev libcli11-dev libfccp-dev
-  # The root CMakeLists.txt finds GoogleTest at configure time, tests or not.
-  libgtest-dev
+  # The root CMakeLists.txt finds GoogleTest at configure time, tests or not. gmock comes along
+  # (it is small): whether each release's GTest package config needs its files was not checked.
+  libgtest-dev libgmock-dev
 )
 case "${ID}-${VERSION_ID}" in
   ubuntu-22.04)
@@ -58,7 +59,7 @@ case "${ID}-${VERSION_ID}" in
     ;;
 esac
 if [ "$with_tests" -eq 1 ]; then
-  packages+=(libgmock-dev libxml2-utils python3-numpy python3-pytest)
+  packages+=(libxml2-utils python3-numpy python3-pytest)
 fi
 
 export DEBIAN_FRONTEND=noninteractive
