@@ -5,14 +5,15 @@
 # scripts/install-deps.sh is the Debian 12 counterpart; the GPU toolchain comes with the image.
 #
 # Ubuntu 22.04 and 24.04 package every library the build uses (universe): Eigen 3.4, rapidcheck,
-# CLI11, fast-cpp-csv-parser, GoogleTest. Two things differ on 22.04:
+# CLI11, fast-cpp-csv-parser, and GoogleTest for the tests. Two things differ on 22.04:
 #   - its CMake is 3.22 and the build needs 3.25, so a pinned CMake comes from PyPI instead;
 #   - its default g++ is 11; g++-12 is what Debian 12's CI builds with, so the ROCm image uses it
 #     (ROCm's clang compiles the .hip files against the newest libstdc++ it finds: g++-12's).
 #
 # Usage: install-container-deps.sh [--tests]
-#   --tests  also what the test suite uses beyond the build (xmllint for the JUnit schema test, NumPy
-#            and pytest for the Python package's tests); without them those tests skip.
+#   --tests  also what the test suite needs: GoogleTest (a build with BUILD_TESTING on), xmllint
+#            for the JUnit schema test, NumPy and pytest for the Python package's tests (those
+#            three skip without them). The images build with -DBUILD_TESTING=OFF and go without.
 set -euo pipefail
 
 # Pinned, so that the image builds the same way each time; a 3.x release, since CMake 4 refuses
@@ -36,12 +37,11 @@ fi
 
 # shellcheck source=/dev/null
 . /etc/os-release
+# What the libraries and the mlacheck tool need: Eigen (the oracle), rapidcheck (the property
+# sweep's generators), CLI11, fast-cpp-csv-parser.
 packages=(
   ninja-build
   libeigen3-dev librapidcheck-dev libcli11-dev libfccp-dev
-  # The root CMakeLists.txt finds GoogleTest at configure time, tests or not. gmock comes along
-  # (it is small): whether each release's GTest package config needs its files was not checked.
-  libgtest-dev libgmock-dev
 )
 case "${ID}-${VERSION_ID}" in
   ubuntu-22.04)
@@ -59,7 +59,9 @@ case "${ID}-${VERSION_ID}" in
     ;;
 esac
 if [ "$with_tests" -eq 1 ]; then
-  packages+=(libxml2-utils python3-numpy python3-pytest)
+  # GoogleTest, which a build with BUILD_TESTING on needs; gmock comes along (it is small), since
+  # whether each release's GTest package config wants its files was not checked.
+  packages+=(libgtest-dev libgmock-dev libxml2-utils python3-numpy python3-pytest)
 fi
 
 export DEBIAN_FRONTEND=noninteractive
