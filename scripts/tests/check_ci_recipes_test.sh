@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/check-ci-recipes.sh against the repository's own recipes, which must pass, and against
 # recipes broken on purpose, each of which must fail with its file, and job and step or line, named:
-# a check that cannot fail proves nothing. Exit status 77 (a skip to CTest) when the check's tools
+# a check that cannot fail proves nothing. Also that each GPU workflow runs in its Dockerfile's base. Exit status 77 (a skip to CTest) when the check's tools
 # are missing: .ci/run runs the check itself and fails there instead.
 # Usage: check_ci_recipes_test.sh <source dir> <scratch dir>
 set -euo pipefail
@@ -29,6 +29,18 @@ run_check
 [ "$rc" -eq 0 ] || fail "the repository's recipes do not pass (status $rc):"$'\n'"$out"
 expect_line "check-ci-recipes: OK: "
 real=$out
+
+# Each GPU workflow runs in the base image of its Dockerfile, so the image and the CI build alike.
+same_base() {
+  local workflow=$src/docs/examples/$1 dockerfile=$src/docker/$2 arg=$3 image base
+  image=$(awk '$1 == "image:" {print $2; exit}' "$workflow")
+  base=$(sed -n "s/^ARG $arg=//p" "$dockerfile")
+  if [ -z "$image" ] || [ "$image" != "$base" ]; then
+    fail "$1 runs in '$image', $2's $arg is '$base'"
+  fi
+}
+same_base amd-gpu-ci.yml rocm.Dockerfile ROCM_IMAGE
+same_base nvidia-gpu-ci.yml cuda.Dockerfile CUDA_IMAGE
 
 # A workflow: a step whose shell does not parse, one that parses but shellcheck rejects, an action
 # without a version, a call of a script that does not exist, and a key given twice.
