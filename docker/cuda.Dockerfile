@@ -7,7 +7,7 @@
 # docs/containers.md says more. This recipe is checked (scripts/check-ci-recipes.sh), not yet built.
 #
 # CUDA 12.8 on Ubuntu 24.04, whose packages hold every library the build needs and a CMake new
-# enough for it (3.28); nvcc 12.8 takes Ubuntu 24.04's g++ 13. CUDA 13.0 works the same way:
+# enough for it (3.28); nvcc 12.8 takes Ubuntu 24.04's g++ 13. For CUDA 13.0:
 # --build-arg CUDA_IMAGE=nvidia/cuda:13.0.1-devel-ubuntu24.04.
 ARG CUDA_IMAGE=nvidia/cuda:12.8.1-devel-ubuntu24.04
 FROM ${CUDA_IMAGE}
