@@ -24,16 +24,20 @@ RUN /tmp/install-container-deps.sh && rm /tmp/install-container-deps.sh
 
 COPY . /opt/mlacheck
 WORKDIR /opt/mlacheck
-# Only the mlacheck executable: the test programs are a CI job's business (BUILD_TESTING=OFF leaves
-# them out, and GoogleTest with them; --target mlacheck skips the C API and the examples).
-# The source stays: mlacheck reads scenarios/*.csv from it. The CUDA runtime is linked statically,
-# so the image needs only the host's driver, which --gpus mounts. --help proves the binary loads.
+# Built without the test programs (BUILD_TESTING=OFF leaves them out, and GoogleTest with them) and
+# installed under /usr/local: the mlacheck tool, libmlacheck_capi.so, the headers, the CMake
+# package, the Python package and the data tables, which the installed tool finds from its prefix.
+# The source and build folders go; `scenarios --list` from / proves the installed tool finds its
+# tables without them. The CUDA runtime is linked statically,
+# so the image needs only the host's driver, which --gpus mounts.
 RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
       -DMLACHECK_GPU=cuda -DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc \
       "-DCMAKE_CUDA_ARCHITECTURES=${CUDA_ARCHITECTURES}" \
- && cmake --build build --target mlacheck \
- && build/cli/mlacheck --help > /dev/null
+ && cmake --build build \
+ && cmake --install build --prefix /usr/local \
+ && cd / && rm -rf /opt/mlacheck \
+ && mlacheck --version && mlacheck scenarios --list > /dev/null
 
-ENV PATH=/opt/mlacheck/build/cli:${PATH}
+WORKDIR /
 # --require-device: a container that sees no GPU exits 2 instead of reporting SKIPPED rows.
 CMD ["mlacheck", "run", "--require-device", "--out", "/report"]
