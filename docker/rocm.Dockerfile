@@ -29,7 +29,8 @@ WORKDIR /opt/mlacheck
 # installed under /usr/local: the mlacheck tool, libmlacheck_capi.so, the headers, the CMake
 # package, the Python package and the data tables, which the installed tool finds from its prefix.
 # The source and build folders go; `scenarios --list` from / proves the installed tool finds its
-# tables without them. RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
+# tables without them.
+RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
       -DMLACHECK_GPU=hip -DCMAKE_CXX_COMPILER=g++-12 \
       -DCMAKE_HIP_COMPILER=/opt/rocm/llvm/bin/clang++ \
       "-DCMAKE_HIP_ARCHITECTURES=${HIP_ARCHITECTURES}" \

@@ -16,6 +16,9 @@ PACKAGES=(
   # The wheel (pyproject.toml, setup.py) built and installed into a virtual environment, and the
   # pytest plugin under pytest-xdist (docs/install.md).
   python3-build python3-venv python3-pip python3-setuptools python3-wheel python3-pytest-xdist
+  # The container recipes and example workflows: YAML parsed, shell steps shellchecked
+  # (scripts/check-ci-recipes.sh).
+  shellcheck python3-yaml
   # AMD build (compile and link for gfx90a/gfx940 without a GPU) through CMake's HIP language.
   hipcc libamdhip64-dev libamd-comgr-dev libhsa-runtime-dev rocm-device-libs
   # gfx942 (MI300X) compile check with clang-19 (-DMLACHECK_HIP_CLANG19=ON; hipcc's clang-15 knows
