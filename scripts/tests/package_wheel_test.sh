@@ -103,4 +103,14 @@ set -e
 if [ $rc -eq 0 ] || ! printf '%s\n' "$out" | grep -q "damaged: its package data .*upstream.csv is missing"; then
   fail "a wheel without its scenario table must stop naming it: $out"
 fi
+# A library that cannot be built fails the wheel with the reason, never a wheel without it.
+set +e
+out=$(cd "$work/src" && MLACHECK_CMAKE_ARGS="-DCMAKE_DISABLE_FIND_PACKAGE_Eigen3=ON" \
+      "$python" -m build --wheel --no-isolation --outdir "$work/dist-broken" 2>&1)
+rc=$?
+set -e
+if [ $rc -eq 0 ] || ! printf '%s\n' "$out" | grep -q "mlacheck wheel: cannot configure libmlacheck_capi.so"; then
+  fail "a wheel whose library cannot be built must fail saying so: rc $rc: $(printf '%s\n' "$out" | tail -5)"
+fi
+if ls "$work/dist-broken"/*.whl > /dev/null 2>&1; then fail "a wheel was written without its library"; fi
 echo "PASS: the wheel builds, installs and runs outside the tree"
