@@ -12,7 +12,7 @@ from ._case import Case, CaseInputs
 from ._outputs import StagedOutputs, guard_pattern
 from ._plan import Plan, plan
 from ._problem import Problem
-from ._report import Report
+from ._report import Report, merge_reports
 from ._runner import run
 from ._tensor import Tensor, decode, encode, poison_code
 from ._verdict import TensorErrors, Verdict
@@ -33,6 +33,7 @@ __all__ = [
     "encode",
     "guard_pattern",
     "library_path",
+    "merge_reports",
     "plan",
     "poison_code",
     "run",
