@@ -61,7 +61,10 @@ class WorkerReportMerger:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node) -> None:
-        self.workers.append(node.workerinput["workerid"])
+        # A worker that replaces a crashed one gets an id of its own; the crashed one's rows stay.
+        worker = node.workerinput["workerid"]
+        if worker not in self.workers:
+            self.workers.append(worker)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node, error) -> None:
