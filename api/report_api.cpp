@@ -1,13 +1,33 @@
 // Verdicts as report rows, and report folders: report.csv a row at a time, then junit.xml and
-// report.html from it (reports/report_folder.hpp, the writer `mlacheck run --out` uses).
+// report.html from it (reports/report_folder.hpp, the writer `mlacheck run --out` uses); merged
+// folders from the rows of several reports (reports/report_merge.hpp, as `mlacheck merge`).
+#include <filesystem>
 #include <memory>
+#include <string>
+#include <system_error>
+#include <vector>
 
 #include "api/api_call.hpp"
 #include "api/api_objects.hpp"
+#include "reports/csv_reader.hpp"
+#include "reports/report_merge.hpp"
 
 using mlacheck::api::api_call;
 using mlacheck::api::ApiError;
 using mlacheck::api::require;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Whether `input` names the file `merged` (which may not exist yet).
+bool same_file(const fs::path& input, const fs::path& merged) {
+  std::error_code ec;
+  if (fs::exists(input, ec) && fs::exists(merged, ec)) return fs::equivalent(input, merged, ec);
+  return fs::weakly_canonical(fs::absolute(input, ec), ec) == fs::weakly_canonical(fs::absolute(merged, ec), ec);
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -64,5 +84,36 @@ mlacheck_status mlacheck_report_finish(mlacheck_report* r, const char* title) {
 }
 
 void mlacheck_report_free(mlacheck_report* r) { delete r; }
+
+mlacheck_status mlacheck_report_merge(const char* const* inputs, int64_t count, const char* dir, const char* title,
+                                      int64_t* rows) {
+  return api_call("mlacheck_report_merge", [&] {
+    const std::string out_dir = require(dir, "dir");
+    if (count <= 0) {
+      throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT, "count " + std::to_string(count) + ": nothing to merge");
+    }
+    require(inputs, "inputs");
+    const fs::path merged_csv = fs::path(out_dir) / mlacheck::ReportFolder::kCsv;
+    std::vector<mlacheck::CsvReport> reports;
+    for (int64_t i = 0; i < count; ++i) {
+      const std::string name = "inputs[" + std::to_string(i) + "]";
+      const std::string path = require(inputs[i], name.c_str());
+      // The merged report.csv is rewritten row by row: it can never be its own input.
+      if (same_file(path, merged_csv)) {
+        throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT,
+                       name + " " + path + " is the merged report itself (" + merged_csv.string() + ")");
+      }
+      reports.push_back(mlacheck::read_csv_report(path));
+    }
+    // Every input read and the ids checked before the folder is touched.
+    const std::vector<mlacheck::CaseResult> merged = mlacheck::merge_reports(reports);
+    mlacheck::ReportFolder folder(out_dir, mlacheck::ReportFolder::Mode::replace);
+    for (const mlacheck::CaseResult& row : merged) folder.append(row);
+    mlacheck::HtmlReportOptions options;
+    if (title != nullptr && *title != '\0') options.title = title;
+    folder.finish(options);
+    if (rows != nullptr) *rows = static_cast<int64_t>(merged.size());
+  });
+}
 
 }  // extern "C"

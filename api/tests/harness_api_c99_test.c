@@ -1,7 +1,8 @@
 /* The harness C API from C99, as a non-C++ caller sees it: the header compiles as C99, a case
  * goes from plan to verdict row, wrong outputs fail naming the tensor, poison shows unwritten
  * elements, a changed guard byte fails naming the buffer, bad input is refused with a message,
- * and a report folder is written (argv[1], created). Exit status 0 when every check holds. */
+ * and a report folder is written (argv[1], created) and merged into argv[1]/merged. Exit status 0
+ * when every check holds. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <math.h>
@@ -235,6 +236,19 @@ int main(int argc, char** argv) {
     CHECK(stat(path, &st) == 0 && st.st_size > 0);
     snprintf(path, sizeof path, "%s/report.html", report_dir);
     CHECK(stat(path, &st) == 0 && st.st_size > 0);
+
+    /* the report merged into a folder of its own; given twice, its ids repeat and are refused */
+    char csv[4096], merged[4096];
+    snprintf(csv, sizeof csv, "%s/report.csv", report_dir);
+    snprintf(merged, sizeof merged, "%s/merged", report_dir);
+    const char* inputs[2] = {csv, csv};
+    int64_t rows = 0;
+    OK(mlacheck_report_merge(inputs, 1, merged, "C99 merge", &rows));
+    CHECK(rows == 2); /* c-case and the oracle self-check */
+    snprintf(path, sizeof path, "%s/merged/junit.xml", report_dir);
+    CHECK(stat(path, &st) == 0 && st.st_size > 0);
+    CHECK(mlacheck_report_merge(inputs, 2, merged, NULL, NULL) == MLACHECK_ERROR_IO);
+    CHECK(strstr(mlacheck_last_error(), "mlacheck_report_merge: duplicate id 'c-case' in ") == mlacheck_last_error());
   }
 
   if (failures == 0) printf("harness C API from C99: every check held\n");

@@ -15,7 +15,8 @@
  *      strided), guarded buffers, or that the backend refused the case or raised.
  *   5. mlacheck_outcome_judge: the verdict row `mlacheck run` writes for the same case (the oracle
  *      is computed on first need), through the harness's one judging step.
- *   6. mlacheck_report_open/_append/_finish write report.csv, junit.xml and report.html.
+ *   6. mlacheck_report_open/_append/_finish write report.csv, junit.xml and report.html;
+ *      mlacheck_report_merge joins the reports of several processes into one such folder.
  *
  * Conventions:
  *   - Every function returns mlacheck_status; MLACHECK_OK is 0. On any other status,
@@ -190,6 +191,15 @@ MLACHECK_API mlacheck_status mlacheck_report_append(mlacheck_report* r, const ml
 /* Writes junit.xml and report.html from report.csv; title NULL for the default. */
 MLACHECK_API mlacheck_status mlacheck_report_finish(mlacheck_report* r, const char* title);
 MLACHECK_API void mlacheck_report_free(mlacheck_report* r);
+/* Merges `count` report.csv files (the shards of one run, or the pytest-xdist workers' reports),
+ * in the order given, into the folder `dir` (created when missing): report.csv, then junit.xml and
+ * report.html from it as mlacheck_report_finish writes them (title NULL for the default), replacing
+ * what the folder held. `rows`, when not NULL, gets the merged report's row count. Every input is
+ * read before anything is written: a missing or damaged input (MLACHECK_ERROR_IO naming the file
+ * and line), an id in two inputs (naming both files and lines), no inputs, or an input that is
+ * dir's own report.csv leave the folder as it was. Added within API version 1. */
+MLACHECK_API mlacheck_status mlacheck_report_merge(const char* const* inputs, int64_t count, const char* dir,
+                                                   const char* title, int64_t* rows);
 
 /* ---- codes, poison, guards ------------------------------------------------------------------ */
 

@@ -4,6 +4,10 @@ API (libmlacheck_capi.so, loaded with ctypes). docs/python.md describes the API.
 
     import mlacheck
     verdicts = mlacheck.run(mlacheck.plan("default"), my_decode, report_dir="out")
+
+    @mlacheck.parametrize(mlacheck.plan("scenarios"))      # in a test suite
+    def test_my_decode(case):
+        mlacheck.assert_passes(case, my_decode)
 """
 
 try:
@@ -11,13 +15,15 @@ try:
 except ImportError:  # the bare source folder, which no build has written into
     __version__ = "0+unknown"
 
+from ._assertions import VerdictFailure, assert_passes
 from ._backend import check
 from ._capi import MlacheckError, library_path
 from ._case import Case, CaseInputs
 from ._outputs import StagedOutputs, guard_pattern
+from ._parametrize import cases, parametrize
 from ._plan import Plan, plan
 from ._problem import Problem
-from ._report import Report
+from ._report import Report, merge_reports
 from ._runner import run
 from ._tensor import Tensor, decode, encode, poison_code
 from ._verdict import TensorErrors, Verdict
@@ -34,11 +40,16 @@ __all__ = [
     "Tensor",
     "TensorErrors",
     "Verdict",
+    "VerdictFailure",
+    "assert_passes",
+    "cases",
     "check",
     "decode",
     "encode",
     "guard_pattern",
     "library_path",
+    "merge_reports",
+    "parametrize",
     "plan",
     "poison_code",
     "run",

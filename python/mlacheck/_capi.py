@@ -153,6 +153,7 @@ _SIGNATURES = {
     "mlacheck_report_append": [_P, _P],
     "mlacheck_report_finish": [_P, _STR],
     "mlacheck_report_free": [_P],
+    "mlacheck_report_merge": [_PSTR, ctypes.c_int64, _STR, _STR, ctypes.POINTER(ctypes.c_int64)],
     "mlacheck_dtype_bytes": [ctypes.c_int32, ctypes.POINTER(ctypes.c_uint32)],
     "mlacheck_poison_word": [ctypes.c_int32, ctypes.POINTER(ctypes.c_uint32)],
     "mlacheck_guard_bytes": [ctypes.POINTER(ctypes.c_uint64)],

@@ -97,9 +97,10 @@ class Outcome:
     Case.judge and mlacheck.check; use those."""
 
     def __init__(self, case: "Case"):
-        self._case = case  # the C outcome points at the case: keep it alive
+        self._case = case
+        self._case_handle = case._handle()  # the C outcome points at this C case: keep it alive
         pointer = ctypes.c_void_p()
-        _capi.call("mlacheck_outcome_new", case._pointer, ctypes.byref(pointer))
+        _capi.call("mlacheck_outcome_new", self._case_handle.pointer, ctypes.byref(pointer))
         self._pointer = pointer.value
         self._finalizer = weakref.finalize(self, _capi.lib().mlacheck_outcome_free, self._pointer)
 
@@ -180,16 +181,29 @@ class Outcome:
         return verdict_from_handle(pointer.value)
 
 
-class Case:
-    """One case of a plan. `kind` is "mla_decode" (for the backend under test), "kv_gather" (tests
-    mlacheck's own gather kernels: SKIPPED, see `unsupported_reason`) or "oracle_self_check" (the
-    oracle against its plain-loop twin; needs no backend)."""
+class _CaseHandle:
+    """One opened C case; the inputs and oracle outputs the harness makes for it live as long as
+    this handle."""
 
     def __init__(self, plan_pointer: int, index: int):
         pointer = ctypes.c_void_p()
         _capi.call("mlacheck_case_open", plan_pointer, index, ctypes.byref(pointer))
-        self._pointer = pointer.value
-        self._finalizer = weakref.finalize(self, _capi.lib().mlacheck_case_free, self._pointer)
+        self.pointer = pointer.value
+        self._finalizer = weakref.finalize(self, _capi.lib().mlacheck_case_free, self.pointer)
+
+
+class Case:
+    """One case of a plan. `kind` is "mla_decode" (for the backend under test), "kv_gather" (tests
+    mlacheck's own gather kernels: SKIPPED, see `unsupported_reason`) or "oracle_self_check" (the
+    oracle against its plain-loop twin; needs no backend).
+
+    Opening a case is cheap: its inputs and the oracle's outputs are made on first need and kept
+    until release() (or until the case is dropped)."""
+
+    def __init__(self, plan, index: int):
+        self._plan = plan  # release() reopens the case from it
+        self._index = index
+        self._case_handle = None
         self.id = self._string("mlacheck_case_id")
         self.repro = self._string("mlacheck_case_repro")
         kind = ctypes.c_int32()
@@ -199,10 +213,32 @@ class Case:
         self._problem = None
         self._inputs = None
 
+    def _handle(self) -> _CaseHandle:
+        if self._case_handle is None:
+            self._case_handle = _CaseHandle(self._plan._pointer, self._index)  # noqa: SLF001 - the plan's C handle
+        return self._case_handle
+
+    @property
+    def _pointer(self) -> int:
+        return self._handle().pointer
+
     def _string(self, function: str) -> str | None:
         value = ctypes.c_char_p()
         _capi.call(function, self._pointer, ctypes.byref(value))
         return _capi.text(value.value)
+
+    def release(self) -> None:
+        """Frees the inputs and oracle outputs made so far, here and in the harness (outcomes and
+        input arrays still in use keep theirs); the next need makes them again, the same. The
+        pytest plugin releases a parametrized test's case after the test, so a suite of many cases
+        holds one case's inputs at a time."""
+        self._inputs = None
+        self._case_handle = None
+
+    @property
+    def plan_kind(self) -> str:
+        """The kind of the plan the case came from: "default", "scenarios", "properties" or "repro"."""
+        return self._plan.kind
 
     @property
     def runs_backend(self) -> bool:
@@ -224,8 +260,8 @@ class Case:
         return self._problem
 
     def inputs(self) -> CaseInputs:
-        """The inputs as NumPy code arrays (made on first call; later calls return the same object,
-        so a backend that writes into its inputs is seen by the next caller)."""
+        """The inputs as NumPy code arrays (made on first call; later calls until release() return
+        the same object, so a backend that writes into its inputs is seen by the next caller)."""
         if self._inputs is None:
             record = _capi.MlaTensorsRecord()
             record.struct_size = ctypes.sizeof(_capi.MlaTensorsRecord)

@@ -14,14 +14,16 @@ from ._data import packaged_table
 class Plan:
     """An ordered list of cases. Indexing and iteration open each case afresh (its inputs and
     oracle are made on demand and freed with it), so iterating a large plan holds one case at a
-    time."""
+    time. `kind` is the plan's kind ("default", "scenarios", "properties") or "repro" for the one
+    case of a repro string."""
 
-    def __init__(self, pointer: int, description: str):
+    def __init__(self, pointer: int, kind: str, description: str):
         self._pointer = pointer
         self._finalizer = weakref.finalize(self, _capi.lib().mlacheck_plan_free, pointer)
         count = ctypes.c_int64()
         _capi.call("mlacheck_plan_size", pointer, ctypes.byref(count))
         self._size = count.value
+        self.kind = kind
         self.description = description
 
     def __len__(self) -> int:
@@ -32,7 +34,7 @@ class Plan:
             index += self._size
         if not 0 <= index < self._size:
             raise IndexError(f"case index {index} is outside the plan's {self._size} cases")
-        return Case(self._pointer, index)
+        return Case(self, index)
 
     def __iter__(self) -> Iterator[Case]:
         for i in range(self._size):
@@ -62,7 +64,7 @@ def plan(kind: str | None = None, *, repro: str | None = None, seed: int = 1, si
             raise ValueError("give a plan kind or a repro string, not both")
         pointer = ctypes.c_void_p()
         _capi.call("mlacheck_plan_open_repro", _capi.cstr(repro), ctypes.byref(pointer))
-        return Plan(pointer.value, f"repro {repro}")
+        return Plan(pointer.value, "repro", f"repro {repro}")
     kind = "default" if kind is None else kind
     if kind not in _capi.PLAN_KINDS:
         raise ValueError(f"plan kind {kind!r} is not one of {', '.join(_capi.PLAN_KINDS)}")
@@ -82,4 +84,4 @@ def plan(kind: str | None = None, *, repro: str | None = None, seed: int = 1, si
         ctypes.byref(pointer),
     )
     detail = f"seed={seed}" + ("" if size is None else f", size={size}")
-    return Plan(pointer.value, f"{kind} ({detail})")
+    return Plan(pointer.value, kind, f"{kind} ({detail})")

@@ -1,11 +1,13 @@
 """Report folders: report.csv a row at a time, then junit.xml and report.html, written by the
-harness's report writer (the one `mlacheck run --out` uses)."""
+harness's report writer (the one `mlacheck run --out` uses); and one folder merged from the
+report.csv files of several processes (shards, pytest-xdist workers), as `mlacheck merge` merges."""
 
 from __future__ import annotations
 
 import ctypes
 import os
 import weakref
+from collections.abc import Sequence
 
 from . import _capi
 from ._verdict import Verdict
@@ -48,3 +50,23 @@ class Report:
 
     def __exit__(self, *exc) -> None:
         self.finish()
+
+
+def merge_reports(inputs: Sequence[str | os.PathLike], directory: str | os.PathLike, title: str | None = None) -> int:
+    """Merges the report.csv files `inputs` (in that order) into `directory`: report.csv, junit.xml
+    and report.html, replacing what it held. Returns the number of rows. Every input is read
+    before anything is written; a missing or damaged input, an id two inputs share (named with
+    both files and lines), or an input that is the merged report.csv itself raise MlacheckError
+    and leave the folder as it was."""
+    paths = [_capi.cstr(os.fspath(path)) for path in inputs]
+    array = (ctypes.c_char_p * max(len(paths), 1))(*paths)
+    rows = ctypes.c_int64()
+    _capi.call(
+        "mlacheck_report_merge",
+        array,
+        len(paths),
+        _capi.cstr(os.fspath(directory)),
+        _capi.cstr(title),
+        ctypes.byref(rows),
+    )
+    return rows.value

@@ -8,6 +8,7 @@ import ctypes
 import io
 import math
 import weakref
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from . import _capi
@@ -82,8 +83,10 @@ class Verdict:
         """The command that replays this case alone."""
         return f'mlacheck run --case "{self.repro}"'
 
-    def describe(self) -> str:
-        """One line per fact a person needs: state, reason, errors against bounds, repro."""
+    def describe(self, reruns: Iterable[str] = ()) -> str:
+        """One line per fact a person needs: state, reason, errors against bounds, and the repro
+        line, followed by one more `repro:` line for each command of `reruns` (e.g. the pytest
+        command that re-runs this backend on this case)."""
         lines = [f"{self.state} {self.id}" + (f": {self.reason}" if self.reason else "")]
         for t in self.tensors.values():
             lines.append(
@@ -94,7 +97,17 @@ class Verdict:
         if self.canaries not in ("ok", "n/a"):
             lines.append(f"  canaries: {self.canaries}")
         lines.append(f"  repro: {self.repro_command}")
+        lines.extend(f"  repro: {command}" for command in reruns)
         return "\n".join(lines)
+
+    def assert_passed(self) -> "Verdict":
+        """Returns the verdict when PASSED; skips the test (pytest.skip) when SKIPPED, MISTRUSTED or
+        KNOWN_BUG; raises mlacheck.VerdictFailure, an AssertionError whose message is describe(),
+        when FAILED or ERRORED."""
+        __tracebackhide__ = True  # pytest shows the test's line, not this one
+        from ._assertions import assert_passed  # _assertions builds on this module
+
+        return assert_passed(self)
 
 
 class _VerdictHandle:

@@ -1,4 +1,4 @@
-"""pytest plugin: every case of an mlacheck plan as one test item of a kernel repository's suite.
+"""pytest plugin: mlacheck's cases as tests of a kernel repository's suite.
 
     pytest -p mlacheck.pytest_plugin --mlacheck-backend mymodule:decode \
         [--mlacheck-plan default|scenarios|properties] [--mlacheck-seed S] [--mlacheck-size N] \
@@ -6,144 +6,72 @@
 
 `--mlacheck-backend module:attribute` names the backend: a callable decode(inputs) -> o | (o, lse),
 an object with run(inputs, outputs), or a class of such objects (instantiated with no arguments).
-Items are named by case id. An item passes when the case is PASSED; is skipped with the reason
-when the backend's supports() refuses it, the case is a kv_gather case, or the verdict is
-MISTRUSTED or KNOWN_BUG; fails with the verdict's reason, the errors against their bounds and
-`mlacheck run --case "<repro>"` when it is FAILED or ERRORED. Without --mlacheck-backend the plugin
-adds nothing, so it can stay in a repository's addopts.
+It adds one item per case the backend runs (mla_decode), named `mlacheck::<case id>` (_pytest_items).
+
+A suite's own test that takes the `mlacheck_case` fixture runs once per such case of the plan the
+same options choose (no --mlacheck-backend needed); `mlacheck.parametrize(plan)` does the same for a
+plan chosen in code (_parametrize). Every case carries the markers `mlacheck`, `mlacheck_<op>` and
+`mlacheck_plan_<kind>` (_markers). A failure prints the pytest line that re-runs the backend or the
+test on its case alone (_pytest_rerun). Under pytest-xdist the workers' reports are merged at the
+end (_pytest_xdist).
+
+Without --mlacheck-backend and without a test taking a case, the plugin adds nothing.
 """
 
 from __future__ import annotations
 
-import importlib
-
 import pytest
 
-from ._backend import adapt, check
-from ._plan import plan as open_plan
-from ._report import Report
+from ._markers import marker_definitions
+from ._parametrize import cases
+from ._pytest_case_tests import CASE_FIXTURE, register_if_needed
+from ._pytest_items import BackendSession, backend_items
+from ._pytest_options import add_options, selected_plan
+from ._pytest_xdist import WorkerReportMerger, distributes, send_title, worker_id
 
-_NOT_FAILED_NOT_PASSED = ("SKIPPED", "MISTRUSTED", "KNOWN_BUG")
+_STATE_KEY = pytest.StashKey[BackendSession]()
 
 
 def pytest_addoption(parser):
-    group = parser.getgroup("mlacheck", "MLA decode correctness cases from mlacheck")
-    group.addoption("--mlacheck-backend", metavar="MODULE:ATTR", help="the backend under test (enables the plugin)")
-    group.addoption(
-        "--mlacheck-plan",
-        default="default",
-        choices=("default", "scenarios", "properties"),
-        help="the cases: what `mlacheck run` runs, the scenario table, or a property sweep (default: default)",
-    )
-    group.addoption("--mlacheck-seed", type=int, default=1, help="seed of the generated cases (default 1)")
-    group.addoption("--mlacheck-size", type=int, default=None, help="cases of the property sweep (default 64)")
-    group.addoption("--mlacheck-case", metavar="REPRO", help="run the one case of this repro string instead")
-    group.addoption("--mlacheck-scenarios", metavar="FILE", help="scenario table (default: mlacheck's own)")
-    group.addoption("--mlacheck-report", metavar="DIR", help="write report.csv, junit.xml and report.html here")
+    add_options(parser)
 
 
-def load_backend(spec: str):
-    """The object `module:attribute` names; a class is instantiated with no arguments."""
-    module_name, sep, attribute = spec.partition(":")
-    if not sep or not module_name or not attribute:
-        raise pytest.UsageError(f"--mlacheck-backend {spec!r}: expected MODULE:ATTRIBUTE, e.g. mykernels.mla:decode")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as e:
-        raise pytest.UsageError(
-            f"--mlacheck-backend {spec!r}: cannot import {module_name!r}: {e}. Is its folder on sys.path "
-            "(PYTHONPATH, or `python -m pytest` run from it)?"
-        ) from e
-    target = module
-    for part in attribute.split("."):
-        try:
-            target = getattr(target, part)
-        except AttributeError:
-            raise pytest.UsageError(f"--mlacheck-backend {spec!r}: {module_name} has no attribute {attribute!r}") from None
-    if isinstance(target, type):
-        target = target()
-    return target
+def pytest_configure(config):
+    for line in marker_definitions():
+        config.addinivalue_line("markers", line)
+    if config.option.mlacheck_backend and config.option.mlacheck_report and distributes(config):
+        config.pluginmanager.register(WorkerReportMerger(config), "mlacheck-worker-report-merger")
 
 
-class MlacheckCaseFailure(Exception):
-    def __init__(self, verdict):
-        super().__init__(verdict.reason)
-        self.verdict = verdict
+def pytest_generate_tests(metafunc):
+    if CASE_FIXTURE in metafunc.fixturenames:
+        metafunc.parametrize(CASE_FIXTURE, cases(selected_plan(metafunc.config)), indirect=True)
 
 
-class MlacheckItem(pytest.Item):
-    def __init__(self, *, case_index: int, session_state: "_SessionState", **kwargs):
-        super().__init__(**kwargs)
-        self.case_index = case_index
-        self.state = session_state
-
-    def runtest(self):
-        verdict = check(self.state.plan[self.case_index], self.state.backend)
-        if self.state.report is not None:
-            self.state.report.append(verdict)
-        self.user_properties.append(("mlacheck_state", verdict.state))
-        self.user_properties.append(("mlacheck_repro", verdict.repro))
-        if verdict.state in _NOT_FAILED_NOT_PASSED:
-            pytest.skip(f"{verdict.state}: {verdict.reason}")
-        if verdict.state != "PASSED":
-            raise MlacheckCaseFailure(verdict)
-
-    def repr_failure(self, excinfo, style=None):
-        if isinstance(excinfo.value, MlacheckCaseFailure):
-            return excinfo.value.verdict.describe()
-        return super().repr_failure(excinfo, style)
-
-    def reportinfo(self):
-        return self.path, None, f"mlacheck case {self.name}"
-
-
-class MlacheckPlanCollector(pytest.Collector):
-    """The plan's cases, one item each."""
-
-    def __init__(self, *, session_state: "_SessionState", **kwargs):
-        super().__init__(**kwargs)
-        self.state = session_state
-
-    def collect(self):
-        for index, case in enumerate(self.state.plan):
-            yield MlacheckItem.from_parent(self, name=case.id, case_index=index, session_state=self.state)
-
-
-class _SessionState:
-    def __init__(self, config):
-        options = config.option
-        self.backend = adapt(load_backend(options.mlacheck_backend))
-        if options.mlacheck_case:
-            self.plan = open_plan(repro=options.mlacheck_case)
-        else:
-            self.plan = open_plan(
-                options.mlacheck_plan,
-                seed=options.mlacheck_seed,
-                size=options.mlacheck_size,
-                scenarios=options.mlacheck_scenarios,
-            )
-        self.report = None
-        if options.mlacheck_report:
-            title = f"mlacheck: {self.backend.name} on {self.plan.description}"
-            self.report = Report(options.mlacheck_report, title=title)
-
-
-_STATE_KEY = pytest.StashKey[_SessionState]()
+@pytest.fixture
+def mlacheck_case(request):
+    """An mlacheck.Case: the test runs once per case a backend runs (mla_decode) of the plan that
+    --mlacheck-plan, --mlacheck-seed, --mlacheck-size, --mlacheck-scenarios or --mlacheck-case
+    choose (default: the default plan), with the case id as its test id. The case's inputs are
+    made when the test asks for them and released after it."""
+    return request.param
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session, config, items):
     # tryfirst: the cases join the items before -k, -m and deselection see them.
-    if not config.option.mlacheck_backend:
-        return
-    state = _SessionState(config)
-    config.stash[_STATE_KEY] = state
-    # Item ids read "mlacheck::<case id>" (the session's own id is empty).
-    collector = MlacheckPlanCollector.from_parent(session, name="mlacheck", nodeid="mlacheck", session_state=state)
-    items.extend(collector.collect())
+    if config.option.mlacheck_backend:
+        state, new_items = backend_items(session)
+        config.stash[_STATE_KEY] = state
+        items.extend(new_items)
+    register_if_needed(config, items)
 
 
 def pytest_sessionfinish(session):
     state = session.config.stash.get(_STATE_KEY, None)
-    if state is not None and state.report is not None:
+    if state is None or state.report is None:
+        return
+    if worker_id(session.config) is None:
         state.report.finish()
+    else:  # the controller merges the workers' report.csv files (_pytest_xdist)
+        send_title(session.config, state.title)

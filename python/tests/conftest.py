@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import os
 import sys
+import textwrap
 
 import pytest
 
-sys.path.insert(0, os.path.dirname(__file__))  # numpy_backend
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)  # numpy_backend
 
-pytest_plugins = ["pytester"]
+# The plugin loaded as an installed mlacheck's entry point loads it in every session: these tests
+# run in such a session (it must stay inert here), and the marks of mlacheck.cases() are registered.
+pytest_plugins = ["pytester", "mlacheck.pytest_plugin"]
 
 import mlacheck  # noqa: E402
 
@@ -63,3 +67,54 @@ def f32_case():
 @pytest.fixture
 def torch():
     return pytest.importorskip("torch", reason="PyTorch is not installed in this interpreter")
+
+
+# Backends for the plugin's tests, as a kernel repository's module (`backends.py` in pytester's folder).
+PLUGIN_BACKENDS = """
+import sys
+sys.path.insert(0, %r)
+import numpy as np
+import numpy_backend
+
+decode = numpy_backend.decode
+
+def broken(inputs):
+    raise RuntimeError("kernel launch failed")
+
+def off_by_one(inputs):
+    o, lse = numpy_backend.attend(inputs)
+    o[:, :, 0] += 1.0
+    return numpy_backend.as_output(o, inputs.problem.o_dtype), lse.astype(np.float32)
+
+class Picky:
+    name = "picky"
+    version = "3"
+
+    def supports(self, problem):
+        return "only one request" if problem.batch > 1 else None
+
+    def run(self, inputs, outputs):
+        o, lse = numpy_backend.attend(inputs)
+        o = numpy_backend.as_output(o, inputs.problem.o_dtype)
+        outputs.o[...] = getattr(o, "codes", o)
+        outputs.lse[...] = lse
+""" % HERE
+
+
+@pytest.fixture
+def plugin_run(pytester, monkeypatch):
+    """Runs pytest with the plugin (in a fresh process, as a kernel repository runs it) in a scratch
+    folder holding `backends.py`; `plugin_run.pytester` writes the repository's test files."""
+    pytester.makepyfile(backends=PLUGIN_BACKENDS)
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(pytester.path), os.environ.get("PYTHONPATH", "")]))
+
+    def run(*args):
+        return pytester.runpytest_subprocess("-p", "mlacheck.pytest_plugin", "-p", "no:cacheprovider", *args)
+
+    run.pytester = pytester
+    return run
+
+
+def repository_tests(pytester, source: str) -> None:
+    """A kernel repository's test file, test_repo.py, importing `backends` (and through it numpy_backend)."""
+    pytester.makepyfile(test_repo="import backends\n" + textwrap.dedent(source))

@@ -1,89 +1,112 @@
-"""The pytest plugin, run as a kernel repository runs it (in a fresh pytest process)."""
+"""The pytest plugin's --mlacheck-backend items, run as a kernel repository runs them (in a fresh
+pytest process): one item per backend case, markers, failures with their repro lines, loading."""
 
 from __future__ import annotations
 
-import os
-import textwrap
+import shlex
 
 import pytest
 
+import mlacheck
 from conftest import BF16_MTP
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+PROPERTIES_8 = ("--mlacheck-plan", "properties", "--mlacheck-size", "8", "--mlacheck-seed", "5")
 
 
-@pytest.fixture
-def plugin_run(pytester, monkeypatch):
-    """Runs pytest with the plugin in a scratch folder holding `backends.py`."""
-    pytester.makepyfile(
-        backends=textwrap.dedent(
-            """
-            import sys
-            sys.path.insert(0, %r)
-            import numpy as np
-            import numpy_backend
-
-            decode = numpy_backend.decode
-
-            def broken(inputs):
-                raise RuntimeError("kernel launch failed")
-
-            def off_by_one(inputs):
-                o, lse = numpy_backend.attend(inputs)
-                o[:, :, 0] += 1.0
-                return numpy_backend.as_output(o, inputs.problem.o_dtype), lse.astype(np.float32)
-
-            class Picky:
-                name = "picky"
-                version = "3"
-
-                def supports(self, problem):
-                    return "only one request" if problem.batch > 1 else None
-
-                def run(self, inputs, outputs):
-                    o, lse = numpy_backend.attend(inputs)
-                    o = numpy_backend.as_output(o, inputs.problem.o_dtype)
-                    outputs.o[...] = getattr(o, "codes", o)
-                    outputs.lse[...] = lse
-            """
-            % HERE
-        )
-    )
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(pytester.path), os.environ.get("PYTHONPATH", "")]))
-
-    def run(*args):
-        return pytester.runpytest_subprocess("-p", "mlacheck.pytest_plugin", "-p", "no:cacheprovider", *args)
-
-    return run
+def collected(result) -> list[str]:
+    return [line for line in result.outlines if "::" in line and not line.startswith(" ")]
 
 
-def test_one_item_per_case_named_by_id(plugin_run):
-    result = plugin_run("--mlacheck-backend", "backends:decode", "--mlacheck-plan", "properties",
-                        "--mlacheck-size", "8", "--mlacheck-seed", "5", "--collect-only", "-q")
-    lines = [line for line in result.outlines if line.startswith("mlacheck::")]
-    assert lines == [f"mlacheck::sweep-{i}" for i in range(8)]
+def backend_case_ids(plan) -> list[str]:
+    return [case.id for case in plan.backend_cases()]
 
 
-def test_passing_backend_passes_and_kv_gather_cases_skip_with_the_reason(plugin_run, tmp_path):
+def test_one_item_per_backend_case_named_by_id(plugin_run):
+    result = plugin_run("--mlacheck-backend", "backends:decode", *PROPERTIES_8, "--collect-only", "-q")
+    expected = backend_case_ids(mlacheck.plan("properties", size=8, seed=5))
+    assert 0 < len(expected) < 8  # the sweep holds a kv_gather case, which is no item
+    assert collected(result) == [f"mlacheck::{i}" for i in expected]
+
+
+def test_oracle_self_checks_and_kv_gather_cases_are_no_items(plugin_run):
+    plan = mlacheck.plan("default")
+    others = [case.id for case in plan if not case.runs_backend]
+    assert {case.kind for case in plan if not case.runs_backend} == {"oracle_self_check", "kv_gather"}
+    result = plugin_run("--mlacheck-backend", "backends:decode", "--collect-only", "-q")
+    items = collected(result)
+    assert items == [f"mlacheck::{i}" for i in backend_case_ids(plan)]
+    assert not set(items) & {f"mlacheck::{i}" for i in others}
+
+
+def test_the_default_plan_collects_the_same_items_in_every_process(plugin_run):
+    # pytest-xdist workers collect separately and must agree; plans depend on their options only.
+    runs = [plugin_run("--mlacheck-backend", "backends:decode", "--collect-only", "-q") for _ in range(2)]
+    assert collected(runs[0]) == collected(runs[1]) and len(collected(runs[0])) > 100
+
+
+def test_passing_backend_passes_and_writes_the_report(plugin_run, tmp_path):
     report = tmp_path / "report"
-    result = plugin_run("--mlacheck-backend", "backends:decode", "--mlacheck-plan", "properties",
-                        "--mlacheck-size", "8", "--mlacheck-report", str(report), "-rs")
-    result.assert_outcomes(passed=7, skipped=1)
-    result.stdout.fnmatch_lines(["*SKIPPED*kv_gather cases test mlacheck's built-in*"])
-    assert (report / "report.csv").read_text().count("\n") == 1 + 8
+    result = plugin_run("--mlacheck-backend", "backends:decode", *PROPERTIES_8, "--mlacheck-report", str(report))
+    result.assert_outcomes(passed=7)
+    assert (report / "report.csv").read_text().count("\n") == 1 + 7
     assert (report / "junit.xml").is_file() and (report / "report.html").is_file()
 
 
-def test_failure_shows_the_reason_errors_and_the_repro_line(plugin_run):
+def test_markers_select_and_deselect_the_cases(plugin_run):
+    plugin_run.pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
+    base = ("--mlacheck-backend", "backends:decode", *PROPERTIES_8, "--strict-markers", "--collect-only", "-q")
+    for expression, expected in (
+        ("not mlacheck", ["test_plain.py::test_plain"]),
+        ("mlacheck", [f"mlacheck::sweep-{i}" for i in range(7)]),
+        ("mlacheck_mla_decode", [f"mlacheck::sweep-{i}" for i in range(7)]),
+        ("mlacheck_plan_properties", [f"mlacheck::sweep-{i}" for i in range(7)]),
+        ("mlacheck_plan_scenarios", []),
+    ):
+        result = plugin_run(*base, "-m", expression)
+        assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED), result.stderr.str()
+        assert collected(result) == expected, expression
+    result = plugin_run("--mlacheck-backend", "backends:decode", "--mlacheck-case", BF16_MTP, "-m",
+                        "mlacheck_plan_repro", "--collect-only", "-q")
+    assert collected(result) == ["mlacheck::bf16-mtp"]
+
+
+def test_every_marker_is_registered(plugin_run):
+    result = plugin_run("--markers")
+    for marker in ("mlacheck", "mlacheck_mla_decode", "mlacheck_kv_gather", "mlacheck_oracle_self_check",
+                   "mlacheck_plan_default", "mlacheck_plan_scenarios", "mlacheck_plan_properties",
+                   "mlacheck_plan_repro"):
+        result.stdout.fnmatch_lines([f"@pytest.mark.{marker}: *"])
+
+
+def test_failure_shows_the_reason_errors_and_both_repro_lines(plugin_run):
     result = plugin_run("--mlacheck-backend", "backends:off_by_one", "--mlacheck-case", BF16_MTP)
     result.assert_outcomes(failed=1)
+    rerun = (
+        "pytest -p mlacheck.pytest_plugin --mlacheck-backend backends:off_by_one --mlacheck-case "
+        + shlex.quote(mlacheck.plan(repro=BF16_MTP)[0].repro)
+        + " -m mlacheck"
+    )
     result.stdout.fnmatch_lines(
         [
             "*FAILED bf16-mtp: O: * of 5120 elements outside abs*",
             "*O: max_abs_err=*",
             '*repro: mlacheck run --case "mla_decode:name=bf16-mtp;heads=16;*',
+            f"*repro: {rerun}",
         ]
     )
+
+
+def test_the_printed_pytest_line_reruns_the_backend_on_the_case(plugin_run):
+    plugin_run.pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
+    plan = mlacheck.plan("properties", size=8, seed=5)
+    result = plugin_run("--mlacheck-backend", "backends:off_by_one", *PROPERTIES_8, "-k", "sweep-2")
+    result.assert_outcomes(failed=1, deselected=7)
+    [line] = [line for line in result.outlines if "repro: pytest " in line]
+    words = shlex.split(line.split("repro: ", 1)[1])
+    assert words[0] == "pytest" and words[-4:] == ["--mlacheck-case", plan[2].repro, "-m", "mlacheck"]
+    again = plugin_run.pytester.runpytest_subprocess(*words[1:], "-p", "no:cacheprovider")
+    again.assert_outcomes(failed=1, deselected=1)  # the case alone; the suite's own test is left out
+    again.stdout.fnmatch_lines(["*FAILED sweep-2: O: *"])
 
 
 def test_errored_rows_fail_with_the_exception(plugin_run):
@@ -98,18 +121,27 @@ def test_a_class_is_instantiated_and_its_refusals_skip(plugin_run):
     outcomes = result.parseoutcomes()
     assert outcomes.get("failed", 0) == 0 and outcomes.get("errors", 0) == 0
     assert outcomes["passed"] >= 1
-    result.stdout.fnmatch_lines(["*SKIPPED: only one request*"])
+    result.stdout.fnmatch_lines(["*SKIPPED*: only one request*"])
 
 
 def test_k_selects_cases(plugin_run):
-    result = plugin_run("--mlacheck-backend", "backends:decode", "--mlacheck-plan", "properties",
-                        "--mlacheck-size", "8", "-k", "sweep-3 or sweep-4")
-    result.assert_outcomes(passed=2, deselected=6)
+    result = plugin_run("--mlacheck-backend", "backends:decode", *PROPERTIES_8, "-k", "sweep-3 or sweep-4")
+    result.assert_outcomes(passed=2, deselected=5)
 
 
 def test_without_a_backend_the_plugin_adds_nothing(plugin_run):
     result = plugin_run("--collect-only", "-q")
     assert not any(line.startswith("mlacheck::") for line in result.outlines)
+
+
+def test_a_suite_without_cases_never_loads_the_library(plugin_run, monkeypatch):
+    # Auto-loaded in every session of an interpreter with mlacheck installed, the plugin must not
+    # even open libmlacheck_capi.so where no test asks for a case.
+    monkeypatch.setenv("MLACHECK_CAPI", "/nonexistent/libmlacheck_capi.so")
+    plugin_run.pytester.makepyfile(test_plain="import pytest\n@pytest.mark.parametrize('x', [1, 2])\n"
+                                              "def test_plain(x):\n    assert x\n")
+    result = plugin_run("--strict-markers")
+    result.assert_outcomes(passed=2)
 
 
 def test_a_bad_backend_spec_is_a_usage_error(plugin_run):
@@ -120,3 +152,23 @@ def test_a_bad_backend_spec_is_a_usage_error(plugin_run):
     result.stderr.fnmatch_lines(["*cannot import 'no_such_module'*"])
     result = plugin_run("--mlacheck-backend", "backends:nothing")
     result.stderr.fnmatch_lines(["*backends has no attribute 'nothing'*"])
+
+
+def test_a_bad_repro_is_a_usage_error(plugin_run):
+    result = plugin_run("--mlacheck-backend", "backends:decode", "--mlacheck-case", "mla_decode:heads=oops")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: mlacheck plan: *heads*"])
+
+
+def test_an_entry_point_and_minus_p_load_the_plugin_once(plugin_run):
+    # A pytest11 entry point named like the module (as an installed mlacheck declares it) and
+    # `-p mlacheck.pytest_plugin` name one plugin: pytest registers it once.
+    dist = plugin_run.pytester.mkdir("mlacheck_entry-0.dist-info")
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: mlacheck-entry\nVersion: 0\n")
+    (dist / "entry_points.txt").write_text("[pytest11]\nmlacheck.pytest_plugin = mlacheck.pytest_plugin\n")
+    args = ("--mlacheck-backend", "backends:decode", "--mlacheck-case", BF16_MTP)
+    for result in (
+        plugin_run(*args),  # -p and the entry point
+        plugin_run.pytester.runpytest_subprocess("-p", "no:cacheprovider", *args),  # the entry point alone
+    ):
+        result.assert_outcomes(passed=1)

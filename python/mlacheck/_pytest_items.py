@@ -1,0 +1,105 @@
+"""The items of `--mlacheck-backend MODULE:ATTR`: one per case the backend runs, each checking the
+backend on its case when it runs (the case is opened then, so collecting builds no inputs)."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from ._assertions import VerdictFailure, assert_passed
+from ._backend import adapt, check
+from ._markers import marker_names
+from ._plan import Plan
+from ._pytest_options import selected_plan
+from ._pytest_rerun import backend_rerun
+from ._pytest_xdist import report_directory
+from ._report import Report
+
+
+def load_backend(spec: str):
+    """The object `module:attribute` names; a class is instantiated with no arguments."""
+    module_name, sep, attribute = spec.partition(":")
+    if not sep or not module_name or not attribute:
+        raise pytest.UsageError(f"--mlacheck-backend {spec!r}: expected MODULE:ATTRIBUTE, e.g. mykernels.mla:decode")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise pytest.UsageError(
+            f"--mlacheck-backend {spec!r}: cannot import {module_name!r}: {e}. Is its folder on sys.path "
+            "(PYTHONPATH, or `python -m pytest` run from it)?"
+        ) from e
+    target = module
+    for part in attribute.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            raise pytest.UsageError(f"--mlacheck-backend {spec!r}: {module_name} has no attribute {attribute!r}") from None
+    if isinstance(target, type):
+        target = target()
+    return target
+
+
+class BackendSession:
+    """The backend under test, its plan and the report its items' verdicts go to."""
+
+    def __init__(self, config: pytest.Config):
+        self.config = config
+        self.backend = adapt(load_backend(config.option.mlacheck_backend))
+        self.plan: Plan = selected_plan(config)
+        self.title = f"mlacheck: {self.backend.name} on {self.plan.description}"
+        directory = report_directory(config)
+        self.report = Report(directory, title=self.title) if directory else None
+
+
+class MlacheckItem(pytest.Item):
+    """One case of the plan, run on the backend under test when the item runs."""
+
+    def __init__(self, *, case_index: int, session_state: BackendSession, **kwargs):
+        super().__init__(**kwargs)
+        self.case_index = case_index
+        self.state = session_state
+
+    def runtest(self):
+        verdict = check(self.state.plan[self.case_index], self.state.backend)
+        if self.state.report is not None:
+            self.state.report.append(verdict)
+        self.user_properties.append(("mlacheck_state", verdict.state))
+        self.user_properties.append(("mlacheck_repro", verdict.repro))
+        assert_passed(verdict)
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, VerdictFailure):
+            failure = excinfo.value
+            failure.reruns = [backend_rerun(self.config, failure.verdict.repro)]
+            return str(failure)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, None, f"mlacheck case {self.name}"
+
+
+class MlacheckPlanCollector(pytest.Collector):
+    """The plan's backend cases, one item each (kv_gather cases and the oracle self-checks test
+    mlacheck itself, not the backend, so they are no items)."""
+
+    def __init__(self, *, session_state: BackendSession, **kwargs):
+        super().__init__(**kwargs)
+        self.state = session_state
+
+    def collect(self):
+        plan = self.state.plan
+        for index, case in enumerate(plan):
+            if not case.runs_backend:
+                continue
+            item = MlacheckItem.from_parent(self, name=case.id, case_index=index, session_state=self.state)
+            for name in marker_names(case.kind, plan.kind):
+                item.add_marker(name)
+            yield item
+
+
+def backend_items(session: pytest.Session) -> tuple[BackendSession, list[MlacheckItem]]:
+    state = BackendSession(session.config)
+    # Item ids read "mlacheck::<case id>" (the session's own id is empty).
+    collector = MlacheckPlanCollector.from_parent(session, name="mlacheck", nodeid="mlacheck", session_state=state)
+    return state, list(collector.collect())

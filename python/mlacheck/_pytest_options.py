@@ -1,0 +1,56 @@
+"""The pytest plugin's command line options, and the plan they choose (one per session, shared by
+the --mlacheck-backend items and the tests taking the mlacheck_case fixture)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ._capi import MlacheckError
+from ._plan import Plan
+from ._plan import plan as open_plan
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("mlacheck", "MLA decode correctness cases from mlacheck")
+    group.addoption("--mlacheck-backend", metavar="MODULE:ATTR", help="the backend under test: one item per case")
+    group.addoption(
+        "--mlacheck-plan",
+        default="default",
+        choices=("default", "scenarios", "properties"),
+        help="the cases: what `mlacheck run` runs, the scenario table, or a property sweep (default: default)",
+    )
+    group.addoption("--mlacheck-seed", type=int, default=1, help="seed of the generated cases (default 1)")
+    group.addoption("--mlacheck-size", type=int, default=None, help="cases of the property sweep (default 64)")
+    group.addoption("--mlacheck-case", metavar="REPRO", help="run the one case of this repro string instead")
+    group.addoption("--mlacheck-scenarios", metavar="FILE", help="scenario table (default: mlacheck's own)")
+    group.addoption(
+        "--mlacheck-report",
+        metavar="DIR",
+        help="write report.csv, junit.xml and report.html of the --mlacheck-backend items here "
+        "(under pytest-xdist each worker writes DIR/<worker id>/report.csv, merged at the end)",
+    )
+
+
+_PLAN_KEY = pytest.StashKey[Plan]()
+
+
+def selected_plan(config: pytest.Config) -> Plan:
+    """The plan the options name, opened once per session. Plans are deterministic by their
+    options, so every pytest-xdist worker collects the same cases."""
+    plan = config.stash.get(_PLAN_KEY, None)
+    if plan is None:
+        options = config.option
+        try:
+            if options.mlacheck_case:
+                plan = open_plan(repro=options.mlacheck_case)
+            else:
+                plan = open_plan(
+                    options.mlacheck_plan,
+                    seed=options.mlacheck_seed,
+                    size=options.mlacheck_size,
+                    scenarios=options.mlacheck_scenarios,
+                )
+        except (MlacheckError, ValueError) as e:
+            raise pytest.UsageError(f"mlacheck plan: {e}") from e
+        config.stash[_PLAN_KEY] = plan
+    return plan
