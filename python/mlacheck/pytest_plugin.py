@@ -64,6 +64,10 @@ def pytest_collection_modifyitems(session, config, items):
         state, new_items = backend_items(session)
         config.stash[_STATE_KEY] = state
         items.extend(new_items)
+        # Items added here were never reported as collected: the terminal's "collected N items"
+        # (and "-N selected" after -m) counts them only through this report.
+        config.hook.pytest_collectreport(
+            report=pytest.CollectReport("mlacheck", "passed", None, new_items))
     register_if_needed(config, items)
 
 

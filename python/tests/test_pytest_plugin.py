@@ -28,6 +28,13 @@ def test_one_item_per_backend_case_named_by_id(plugin_run):
     assert collected(result) == [f"mlacheck::{i}" for i in expected]
 
 
+def test_the_summary_counts_the_items_collected_and_selected(plugin_run):
+    plugin_run.pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
+    result = plugin_run("--mlacheck-backend", "backends:decode", *PROPERTIES_8, "-m", "not mlacheck")
+    result.stdout.fnmatch_lines(["collected 8 items / 7 deselected / 1 selected"])
+    result.assert_outcomes(passed=1, deselected=7)
+
+
 def test_oracle_self_checks_and_kv_gather_cases_are_no_items(plugin_run):
     plan = mlacheck.plan("default")
     others = [case.id for case in plan if not case.runs_backend]
