@@ -16,6 +16,7 @@ from ._capi import MlacheckError, library_path
 from ._case import Case, CaseInputs
 from ._outputs import StagedOutputs, guard_pattern
 from ._plan import Plan, plan
+from ._pool import NotEnoughMemory, PooledCache
 from ._problem import Problem
 from ._report import Report
 from ._runner import run
@@ -27,7 +28,9 @@ __all__ = [
     "Case",
     "CaseInputs",
     "MlacheckError",
+    "NotEnoughMemory",
     "Plan",
+    "PooledCache",
     "Problem",
     "Report",
     "StagedOutputs",
