@@ -33,7 +33,8 @@ std::vector<std::int32_t> blocks_read(const mlacheck::MlaDecodeInputs& in) {
 std::vector<std::byte> block_codes(const mlacheck::MlaDecodeProblem& p, const std::vector<std::byte>& cache_codes,
                                    const std::vector<std::int32_t>& ids) {
   const std::size_t element = mlacheck::storage_bytes(p.kv_dtype);
-  const std::size_t block_bytes = static_cast<std::size_t>(p.block_size) * static_cast<std::size_t>(mlacheck::lk(p)) * element;
+  const std::size_t block_bytes =
+      static_cast<std::size_t>(p.block_size) * static_cast<std::size_t>(mlacheck::lk(p)) * element;
   std::vector<std::byte> out(ids.size() * block_bytes);
   for (std::size_t i = 0; i < ids.size(); ++i) {
     // host_cache_index refuses (std::out_of_range, naming the slot) a block the host does not hold.
@@ -59,10 +60,10 @@ mlacheck_status mlacheck_case_inputs_by_block(mlacheck_case* c, mlacheck_mla_ten
     mlacheck::api::require_mla(require(c, "case"), "inputs");
     mlacheck::api::require_tensors_size(tensors);
     if (cache->struct_size < sizeof(mlacheck_cache_blocks)) {
-      throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT,
-                     "cache->struct_size is " + std::to_string(cache->struct_size) + ", this library fills " +
-                         std::to_string(sizeof(mlacheck_cache_blocks)) +
-                         " bytes (set it to sizeof(mlacheck_cache_blocks))");
+      throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT, "cache->struct_size is " + std::to_string(cache->struct_size) +
+                                                          ", this library fills " +
+                                                          std::to_string(sizeof(mlacheck_cache_blocks)) +
+                                                          " bytes (set it to sizeof(mlacheck_cache_blocks))");
     }
     mlacheck::api::encode_inputs(c);
     const mlacheck::MlaDecodeProblem& p = c->prepared.problem;

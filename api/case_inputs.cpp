@@ -58,10 +58,10 @@ void encode_inputs(mlacheck_case* c) {
 
 void require_tensors_size(const mlacheck_mla_tensors* tensors) {
   if (tensors->struct_size < sizeof(mlacheck_mla_tensors)) {
-    throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT,
-                   "tensors->struct_size is " + std::to_string(tensors->struct_size) + ", this library fills " +
-                       std::to_string(sizeof(mlacheck_mla_tensors)) +
-                       " bytes (set it to sizeof(mlacheck_mla_tensors))");
+    throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT, "tensors->struct_size is " + std::to_string(tensors->struct_size) +
+                                                        ", this library fills " +
+                                                        std::to_string(sizeof(mlacheck_mla_tensors)) +
+                                                        " bytes (set it to sizeof(mlacheck_mla_tensors))");
   }
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 // A case's inputs as the C API hands them out, shared by mlacheck_case_inputs (the whole pool)
 // and mlacheck_case_inputs_by_block (the pool's shape and the blocks its requests read).
-#include <initializer_list>
 #include <cstdint>
+#include <initializer_list>
 
 #include "mlacheck/harness_api.h"
 

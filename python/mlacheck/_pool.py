@@ -87,6 +87,12 @@ def _is_out_of_memory(torch, error: BaseException) -> bool:
     return isinstance(error, RuntimeError) and ("not enough memory" in text or "out of memory" in text)
 
 
+def _first_line(error: BaseException) -> str:
+    """The first line of an allocation error's message, or its type when it has none."""
+    lines = str(error).splitlines()
+    return lines[0] if lines else type(error).__name__
+
+
 class PooledCache:
     """kv_cache of a case handed out by block: the pool [num_blocks, block_size, lk] of kv_dtype
     (`shape`, `dtype_name`, `nbytes`), the descriptor's `first_block`, the pool blocks the requests
@@ -130,7 +136,7 @@ class PooledCache:
             pool = np.empty(self.shape, dtype=bits)
             pool.fill(self._signed_fill())
         except MemoryError as error:
-            raise NotEnoughMemory(self.nbytes, host_available_bytes(), "host", str(error)) from error
+            raise NotEnoughMemory(self.nbytes, host_available_bytes(), "host", _first_line(error)) from error
         pool[self.block_ids] = self.blocks.codes.view(bits)
         return pool.view(CODE_ARRAY_TYPES[self.dtype_name])
 
@@ -154,6 +160,11 @@ class PooledCache:
             where = torch.device("cuda", torch.cuda.current_device())
         free = _device_free_bytes(torch, where)
         host = where.type == "cpu"
+        if free is not None and self.nbytes > usable_bytes(free, host=host) and where.type == "cuda":
+            # Blocks torch's caching allocator keeps (an earlier case's pool) count as taken in
+            # the driver's reading: hand them back and read again.
+            torch.cuda.empty_cache()
+            free = _device_free_bytes(torch, where)
         if free is not None and self.nbytes > usable_bytes(free, host=host):
             raise NotEnoughMemory(self.nbytes, free, "host" if host else str(where))
         bits = {1: torch.uint8, 2: torch.int16, 4: torch.int32}[self._itemsize]
@@ -166,9 +177,11 @@ class PooledCache:
         except Exception as error:  # noqa: BLE001 - only running out of memory is translated
             if not _is_out_of_memory(torch, error):
                 raise
-            pool = None  # let the caching allocator reuse what was taken before reading the free memory
+            pool = None
+            if where.type == "cuda":
+                torch.cuda.empty_cache()  # what was taken goes back before the free memory is read
             raise NotEnoughMemory(
-                self.nbytes, _device_free_bytes(torch, where), "host" if host else str(where), str(error).splitlines()[0]
+                self.nbytes, _device_free_bytes(torch, where), "host" if host else str(where), _first_line(error)
             ) from error
         dtype = torch_dtype_of(self.dtype_name)
         return pool if dtype is None else pool.view(dtype)

@@ -144,6 +144,8 @@ def test_a_cuda_device_without_the_free_memory_is_refused_before_allocating(torc
     nbytes = inputs.kv_cache.nbytes
     monkeypatch.setattr(torch.cuda, "mem_get_info", lambda device=None: (nbytes, 80 << 30))  # 9/10 of it is short
     monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    emptied = []  # torch's cached blocks are handed back before the second reading
+    monkeypatch.setattr(torch.cuda, "empty_cache", lambda: emptied.append(True))
 
     def no_allocation(*args, **kwargs):
         raise AssertionError("allocated although the memory was known to be short")
@@ -153,6 +155,7 @@ def test_a_cuda_device_without_the_free_memory_is_refused_before_allocating(torc
         inputs.kv_cache.as_torch("cuda")
     assert str(raised.value).startswith(NOT_CHECKED_HERE + f"the cache pool needs {nbytes} bytes")
     assert "of cuda:0 memory" in str(raised.value) and "nine tenths" in str(raised.value)
+    assert emptied == [True]
 
 
 def test_torch_out_of_memory_while_allocating_the_pool_skips_the_case(torch, monkeypatch):
