@@ -31,14 +31,25 @@ def r4_cases():
     return cases
 
 
+def past_4gib_property_cases():
+    """The property sweep's draws whose every row read lies past 4 GiB of pool (1% of its draws:
+    two of seed 3's first 200; a canonical repro names first_block only when it is not 0)."""
+    cases = [c for c in mlacheck.plan("properties", size=200, seed=3) if "first_block=" in c.repro]
+    assert len(cases) == 2 and all(c.inputs().kv_cache.nbytes >= 2**32 for c in cases)
+    return cases
+
+
+POOLS_PAST_4GIB = {"r4_scenarios": r4_cases, "property_cases": past_4gib_property_cases}
+
+
 # How a row the machine lacks the memory for reads: not checked here, never passed.
 NOT_CHECKED_HERE = "not enough memory on this machine: "
 
 
-def host_fits_smallest_r4_pool() -> bool:
-    """Whether half of the host's MemAvailable (the share a case may use) holds the smallest R4
-    pool now."""
-    smallest = min(c.inputs().kv_cache.nbytes for c in r4_cases())
+def host_fits_smallest_pool(cases) -> bool:
+    """Whether half of the host's MemAvailable (the share a case may use) holds the smallest of
+    the cases' pools now."""
+    smallest = min(c.inputs().kv_cache.nbytes for c in cases)
     with open("/proc/meminfo", encoding="ascii") as meminfo:
         available = next(int(line.split()[1]) * 1024 for line in meminfo if line.startswith("MemAvailable:"))
     return smallest <= available // 2
@@ -61,24 +72,22 @@ def test_both_backend_shapes_pass_a_property_sweep(device):
         assert sum(v.state == "PASSED" for v in verdicts) >= 12
 
 
-def r4_rows_checked(verdicts, device):
-    """The R4 rows (pools past 4 GiB) that ran. On CUDA every one must have; on the CPU a row is
-    SKIPPED only as not checked on this machine, and at least one must run when the host's half of
-    MemAvailable holds the smallest pool (else the test is skipped, saying so)."""
-    r4 = [v for v in verdicts if v.id.startswith(R4_PREFIX)]
-    assert len(r4) == len(R4_ROWS), [v.id for v in r4]
-    ran = [v for v in r4 if v.state != "SKIPPED"]
-    for v in r4:
+def checked_here(verdicts, device):
+    """The verdicts of cases with pools past 4 GiB that ran. On CUDA every one must have; on the CPU
+    a case is SKIPPED only as not checked on this machine, and when none ran the test is skipped,
+    saying so (callers first make sure the host's share holds a pool)."""
+    ran = [v for v in verdicts if v.state != "SKIPPED"]
+    for v in verdicts:
         if v.state == "SKIPPED":
             assert device == "cpu" and v.reason.startswith(NOT_CHECKED_HERE), v.describe()
     if not ran:
-        pytest.skip(f"no R4 pool fits this host's memory: {r4[0].reason}")
+        pytest.skip(f"no pool past 4 GiB fits this host's memory now: {verdicts[0].reason}")
     return ran
 
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_the_scenarios_pass_and_staged_outputs_are_checked(device):
-    host_fits_a_pool = host_fits_smallest_r4_pool()
+    host_fits_a_pool = host_fits_smallest_pool(r4_cases())
     verdicts = mlacheck.run(mlacheck.plan("scenarios"), torch_mla_decode.TorchMlaBackend(device))
     assert not failures(verdicts), failures(verdicts)
     # Decode sequences (UPSTREAM R5) are not offered through the C API: SKIPPED, named.
@@ -90,8 +99,10 @@ def test_the_scenarios_pass_and_staged_outputs_are_checked(device):
     assert all(v.id.startswith(R4_PREFIX) and v.reason.startswith(NOT_CHECKED_HERE) for v in unchecked)
     decoded = [v for v in offered if v not in unchecked]
     assert decoded and all(v.state == "PASSED" and v.canaries == "ok" for v in decoded)
+    r4 = [v for v in verdicts if v.id.startswith(R4_PREFIX)]
+    assert len(r4) == len(R4_ROWS)
     if device == "cuda" or host_fits_a_pool:
-        assert r4_rows_checked(verdicts, device)
+        assert checked_here(r4, device)
     if device == "cuda":
         assert all(v.device == torch.cuda.get_device_name() for v in decoded)
 
@@ -117,9 +128,10 @@ def test_the_wrong_decode_fails_naming_o_through_the_pytest_plugin(pytester, mon
 
 
 @pytest.mark.parametrize("device", DEVICES)
-def test_the_32bit_offset_wrong_decode_fails_the_r4_rows_the_right_one_passes(device):
-    cases = r4_cases()
-    host_fits_a_pool = host_fits_smallest_r4_pool()
+@pytest.mark.parametrize("source", sorted(POOLS_PAST_4GIB))
+def test_the_32bit_offset_wrong_decode_fails_pools_past_4gib_the_right_one_passes(device, source):
+    cases = POOLS_PAST_4GIB[source]()
+    host_fits_a_pool = host_fits_smallest_pool(cases)
 
     def right(inputs):
         return torch_mla_decode.decode(inputs, device)
@@ -129,15 +141,16 @@ def test_the_32bit_offset_wrong_decode_fails_the_r4_rows_the_right_one_passes(de
 
     passed = mlacheck.run(cases, right)
     if device == "cpu" and not host_fits_a_pool:
-        pytest.skip(f"no R4 pool fits this host's memory: {passed[0].reason}")
-    ran = r4_rows_checked(passed, device)
+        pytest.skip(f"no pool of {source} fits this host's memory: {passed[0].reason}")
+    ran = checked_here(passed, device)
     assert all(v.state == "PASSED" for v in ran), failures(passed)
     failed = mlacheck.run(cases, wrapped)
-    caught = r4_rows_checked(failed, device)
+    caught = checked_here(failed, device)
     assert [v.id for v in caught] == [v.id for v in ran]
     for v in caught:
         assert v.state == "FAILED" and v.reason.startswith("O: "), v.describe()
-        assert v.tensors["O"].nonfinite > 0, v.describe()  # the wrapped rows read the poison below first_block
+        o = v.tensors["O"]
+        assert o.nonfinite + o.unwritten > 0, v.describe()  # the wrapped rows read the poison below first_block
 
 
 def test_the_32bit_offset_wrong_decode_is_right_below_4gib():
