@@ -24,7 +24,7 @@ struct mlacheck_plan {
 struct mlacheck_case {
   mlacheck::RunCase run_case;
   mlacheck_case_kind kind = MLACHECK_CASE_MLA_DECODE;
-  std::string unsupported_reason;  // kv_gather cases, and mla_decode cases with a pool past the host's
+  std::string unsupported_reason;  // kv_gather cases, and decode sequences
   // mla_decode and oracle self-check cases: the problem and its row before anything ran; the
   // inputs and the oracle's outputs are filled on first need (the oracle is the costly part).
   mlacheck::PreparedMlaCase prepared;
@@ -34,6 +34,11 @@ struct mlacheck_case {
   bool inputs_encoded = false;
   std::vector<std::byte> q_codes, cache_codes;
   std::vector<std::int32_t> qo_indptr, kv_indptr;
+  // The cache by block (mlacheck_case_inputs_by_block), once asked for: the pool blocks the
+  // requests read, ascending, and their codes one after another.
+  bool blocks_encoded = false;
+  std::vector<std::int32_t> block_ids;
+  std::vector<std::byte> block_codes;
 };
 
 struct mlacheck_outcome {

@@ -3,72 +3,20 @@
 
 #include "api/api_call.hpp"
 #include "api/api_objects.hpp"
+#include "api/case_inputs.hpp"
 #include "api/case_kind.hpp"
 #include "core/gather_problem.hpp"
 #include "core/mla_inputs.hpp"
 #include "core/mla_sequence.hpp"
-#include "device/staging/tensor_codec.hpp"
 
 using mlacheck::api::api_call;
 using mlacheck::api::ApiError;
+using mlacheck::api::contiguous;
+using mlacheck::api::encode_inputs;
+using mlacheck::api::fill_tensors_but_cache;
 using mlacheck::api::require;
-
-namespace {
-
-void require_mla(const mlacheck_case* c, const char* what) {
-  if (c->kind == MLACHECK_CASE_KV_GATHER) {
-    throw ApiError(MLACHECK_ERROR_WRONG_CASE, "case '" + c->run_case.id + "' is a kv_gather case, which has no " +
-                                                  what + " here: " + c->unsupported_reason);
-  }
-}
-
-mlacheck_tensor contiguous(void* data, int32_t dtype, std::initializer_list<int64_t> shape) {
-  mlacheck_tensor t{};
-  t.data = data;
-  t.dtype = dtype;
-  t.ndim = static_cast<int32_t>(shape.size());
-  int i = 0;
-  for (int64_t extent : shape) t.shape[i++] = extent;
-  int64_t stride = 1;
-  for (int k = t.ndim - 1; k >= 0; --k) {
-    t.strides[k] = stride;
-    stride *= t.shape[k];
-  }
-  return t;
-}
-
-// Makes the inputs (once) and their codes (once).
-void encode_inputs(mlacheck_case* c) {
-  if (c->inputs_encoded) return;
-  mlacheck::PreparedMlaCase& prepared = c->prepared;
-  if (prepared.inputs.q.empty()) prepared.inputs = mlacheck::make_inputs(prepared.problem);
-  const mlacheck::MlaDecodeProblem& p = prepared.problem;
-  if (prepared.inputs.block_table_stride != mlacheck::max_blocks_per_request(p)) {
-    throw ApiError(MLACHECK_ERROR_INTERNAL, "block table stride " + std::to_string(prepared.inputs.block_table_stride) +
-                                                " differs from max_blocks_per_request " +
-                                                std::to_string(mlacheck::max_blocks_per_request(p)));
-  }
-  if (mlacheck::is_sequence(p)) {
-    throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT, "case " + p.name + " is a decode sequence of " +
-                                                        std::to_string(p.steps) +
-                                                        " steps; the C API hands out one-step cases only");
-  }
-  if (p.first_block != 0) {
-    // The host holds only the blocks from first_block on; a caller's tensor would need the whole
-    // pool (gigabytes of host memory nobody reads), so such cases stay with the staging layer.
-    throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT,
-                   "case " + p.name + " places its blocks at first_block=" + std::to_string(p.first_block) + " of a " +
-                       std::to_string(mlacheck::cache_pool_bytes(p) >> 20) +
-                       " MiB pool; the C API hands out whole-pool tensors and does not offer such cases");
-  }
-  c->q_codes = mlacheck::encode_tensor(p.q_dtype, prepared.inputs.q);
-  c->cache_codes = mlacheck::encode_tensor(p.kv_dtype, prepared.inputs.kv_cache);
-  c->qo_indptr = mlacheck::qo_indptr(p);
-  c->kv_indptr = mlacheck::kv_indptr(p);
-  c->inputs_encoded = true;
-}
-
-}  // namespace
+using mlacheck::api::require_mla;
+using mlacheck::api::require_tensors_size;
 
 extern "C" {
 
@@ -103,15 +51,6 @@ mlacheck_status mlacheck_case_open(const mlacheck_plan* plan, int64_t index, mla
         c->unsupported_reason = "case is a decode sequence of " + std::to_string(prepared.problem.steps) +
                                 " steps; the C API hands out one-step cases and does not offer sequences "
                                 "(run them through the backend ABI: mlacheck run --backend)";
-      } else if (prepared.problem.first_block != 0) {
-        // The host holds only the blocks from first_block on; a caller's tensor would need the
-        // whole pool (gigabytes of host memory nobody reads), so the C API offers no inputs for
-        // such a case and a caller reports it SKIPPED with this reason.
-        c->unsupported_reason =
-            "case places its blocks at first_block=" + std::to_string(prepared.problem.first_block) + " of a " +
-            std::to_string(mlacheck::cache_pool_bytes(prepared.problem) >> 20) +
-            " MiB pool; the C API hands out whole-pool tensors and does not offer such cases "
-            "(run them through the backend ABI: mlacheck run --backend)";
       }
     }
     *out = c.release();
@@ -161,30 +100,21 @@ mlacheck_status mlacheck_case_inputs(mlacheck_case* c, mlacheck_mla_tensors* ten
   return api_call("mlacheck_case_inputs", [&] {
     require(tensors, "tensors");
     require_mla(require(c, "case"), "inputs");
-    if (tensors->struct_size < sizeof(mlacheck_mla_tensors)) {
+    require_tensors_size(tensors);
+    const mlacheck::MlaDecodeProblem& p = c->prepared.problem;
+    if (p.first_block != 0) {
+      // The host holds only the blocks from first_block on; a whole-pool tensor would be
+      // gigabytes of host memory nobody reads.
       throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT,
-                     "tensors->struct_size is " + std::to_string(tensors->struct_size) + ", this library fills " +
-                         std::to_string(sizeof(mlacheck_mla_tensors)) +
-                         " bytes (set it to sizeof(mlacheck_mla_tensors))");
+                     "case " + p.name + " places its blocks at first_block=" + std::to_string(p.first_block) +
+                         " of a " + std::to_string(mlacheck::cache_pool_bytes(p) >> 20) +
+                         " MiB pool, which is not handed out whole; mlacheck_case_inputs_by_block hands out its "
+                         "inputs with the pool's shape and the blocks its requests read");
     }
     encode_inputs(c);
+    fill_tensors_but_cache(c, tensors);
     const mlacheck_mla_problem& r = c->abi->get();
-    const mlacheck::MlaDecodeInputs& in = c->prepared.inputs;
-    const uint32_t caller_size = tensors->struct_size;
-    *tensors = mlacheck_mla_tensors{};
-    tensors->struct_size = caller_size;
-    tensors->q = contiguous(c->q_codes.data(), r.q_dtype, {r.total_q_tokens, r.heads, r.lk});
     tensors->kv_cache = contiguous(c->cache_codes.data(), r.kv_dtype, {r.num_blocks, r.block_size, r.lk});
-    // The ABI hands out const inputs through non-const pointers (its struct serves outputs too).
-    tensors->block_table = contiguous(const_cast<int32_t*>(in.block_table.data()), MLACHECK_DTYPE_INT32,
-                                      {r.batch, r.max_blocks_per_request});
-    // The ABI's views are writable pointers; these inputs are for reading (harness_api.h says so).
-    tensors->kv_lens = contiguous(const_cast<std::int32_t*>(r.kv_lens), MLACHECK_DTYPE_INT32, {r.batch});
-    tensors->q_lens = contiguous(const_cast<std::int32_t*>(r.q_lens), MLACHECK_DTYPE_INT32, {r.batch});
-    tensors->qo_indptr = contiguous(c->qo_indptr.data(), MLACHECK_DTYPE_INT32, {r.batch + 1});
-    tensors->kv_indptr = contiguous(c->kv_indptr.data(), MLACHECK_DTYPE_INT32, {r.batch + 1});
-    tensors->o = contiguous(nullptr, r.o_dtype, {r.total_q_tokens, r.heads, r.kv_lora_rank});
-    tensors->lse = contiguous(nullptr, MLACHECK_DTYPE_F32, {r.total_q_tokens, r.heads});
   });
 }
 

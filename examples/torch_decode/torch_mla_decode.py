@@ -54,10 +54,22 @@ def dequantised(tensor: torch.Tensor, dtype_name: str, scale: float) -> torch.Te
     return tensor.to(torch.float32)
 
 
-def attend(t, problem) -> tuple[torch.Tensor, torch.Tensor]:
-    """(O float32 [total_q_tokens, heads, Lv], LSE float32 [total_q_tokens, heads]) of torch inputs."""
+def stored_bits(cache: torch.Tensor) -> torch.Tensor:
+    """The cache viewed as integers of its element width: indexing is defined for those on every
+    torch, not for every torch's fp8 dtypes."""
+    return cache.view({1: torch.uint8, 2: torch.int16, 4: torch.int32}[cache.element_size()])
+
+
+def request_rows(cache: torch.Tensor, blocks: torch.Tensor, kv_len: int, problem) -> torch.Tensor:
+    """[kv_len, Lk] cache rows of a request in position order, as stored: the rows of its blocks."""
+    return stored_bits(cache)[blocks].reshape(-1, problem.lk)[:kv_len].view(cache.dtype)
+
+
+def attend(t, problem, rows_of=request_rows) -> tuple[torch.Tensor, torch.Tensor]:
+    """(O float32 [total_q_tokens, heads, Lv], LSE float32 [total_q_tokens, heads]) of torch inputs.
+    `rows_of(cache, blocks, kv_len, problem)` reads a request's rows out of the pool; only those are
+    dequantised, so a pool of many GiB (a case with first_block) costs no float32 copy."""
     q = dequantised(t.q, problem.q_dtype, problem.q_scale)  # q_scale is 1 for 16-bit queries
-    cache = dequantised(t.kv_cache, problem.kv_dtype, problem.kv_scale)
     lv = problem.kv_lora_rank
     block_size = problem.block_size
     kv_lens = t.kv_lens.tolist()
@@ -66,7 +78,8 @@ def attend(t, problem) -> tuple[torch.Tensor, torch.Tensor]:
     lse = torch.empty(problem.total_q_tokens, problem.heads, dtype=torch.float32, device=q.device)
     for r, kv_len in enumerate(kv_lens):
         blocks = t.block_table[r, : (kv_len + block_size - 1) // block_size].long()
-        keys = cache[blocks].reshape(-1, problem.lk)[:kv_len]  # [kv_len, Lk]: the request's tokens in order
+        # [kv_len, Lk]: the request's tokens in order
+        keys = dequantised(rows_of(t.kv_cache, blocks, kv_len, problem), problem.kv_dtype, problem.kv_scale)
         values = keys[:, :lv]
         rows = q[qo[r] : qo[r + 1]]  # [q_len, heads, Lk]
         q_len = rows.shape[0]

@@ -122,8 +122,37 @@ MLACHECK_API mlacheck_status mlacheck_case_fill(const mlacheck_case* c, const ch
  * kv_indptr (int32). o and lse describe the outputs the case expects (dtype, shape, contiguous
  * strides) with data NULL; workspace is NULL. `tensors->struct_size` must be set by the caller
  * to its sizeof(mlacheck_mla_tensors), at least this library's. Cache slots no request reads hold
- * a NaN code: a kernel that reads past kv_len poisons its output. */
+ * a NaN code: a kernel that reads past kv_len poisons its output. A case whose blocks start at a
+ * first_block > 0 (a pool past 4 GiB) is refused (MLACHECK_ERROR_INVALID_ARGUMENT): its pool is
+ * handed out by block (mlacheck_case_inputs_by_block). */
 MLACHECK_API mlacheck_status mlacheck_case_inputs(mlacheck_case* c, mlacheck_mla_tensors* tensors);
+/* The cache of a case as the pool blocks its requests read, for a caller that builds the pool
+ * itself (mlacheck_case_inputs_by_block). */
+typedef struct mlacheck_cache_blocks {
+  uint32_t struct_size; /* set by the caller to its sizeof(mlacheck_cache_blocks) */
+  /* The descriptor's first_block (repro key first_block): the requests' blocks are dealt from pool
+   * block first_block on, so with first_block past 4 GiB of pool every row they read lies 2^32
+   * bytes or more past the pool's base (UPSTREAM R4). */
+  int32_t first_block;
+  int64_t count;            /* pool blocks the requests read (every block id in block_table) */
+  const int32_t* block_ids; /* [count] pool block ids, ascending */
+  /* Codes of kv_dtype, [count, block_size, lk], contiguous: blocks[i] is pool block block_ids[i],
+   * as mlacheck_case_inputs would hold it (the slots of a block no request reads hold a NaN code). */
+  mlacheck_tensor blocks;
+} mlacheck_cache_blocks;
+
+/* Any one-step mla_decode case's inputs without the pool in host memory, for cases whose pool is
+ * too large to hand out whole (those with first_block > 0, which mlacheck_case_inputs refuses):
+ * `tensors` as mlacheck_case_inputs fills it, except kv_cache, whose data is NULL and whose shape
+ * [num_blocks, block_size, lk] and dtype describe the whole pool; `cache` the blocks the requests
+ * read. A caller allocates the pool at its full size (num_blocks x block_size x lk elements of
+ * kv_dtype), fills it with kv_dtype's poison code (mlacheck_poison_word: the NaN the staging layer
+ * fills a pool's other blocks with), and writes blocks[i] at block block_ids[i]; block_table then
+ * indexes it as it is. `tensors->struct_size` and `cache->struct_size` must be set by the caller.
+ * A decode sequence is refused (MLACHECK_ERROR_INVALID_ARGUMENT), a kv_gather case too
+ * (MLACHECK_ERROR_WRONG_CASE). */
+MLACHECK_API mlacheck_status mlacheck_case_inputs_by_block(mlacheck_case* c, mlacheck_mla_tensors* tensors,
+                                                           mlacheck_cache_blocks* cache);
 /* The oracle's outputs (double, computed on the first call): o [total_q_tokens, heads, Lv] and lse
  * [total_q_tokens, heads] in natural log, contiguous; `count_o`/`count_lse` get their sizes. */
 MLACHECK_API mlacheck_status mlacheck_case_expected(mlacheck_case* c, const double** o, uint64_t* count_o,

@@ -22,6 +22,7 @@ from ._case import Case, CaseInputs
 from ._outputs import StagedOutputs, guard_pattern
 from ._parametrize import cases, parametrize
 from ._plan import Plan, plan
+from ._pool import NotEnoughMemory, PooledCache
 from ._problem import Problem
 from ._report import Report, merge_reports
 from ._runner import run
@@ -33,7 +34,9 @@ __all__ = [
     "Case",
     "CaseInputs",
     "MlacheckError",
+    "NotEnoughMemory",
     "Plan",
+    "PooledCache",
     "Problem",
     "Report",
     "StagedOutputs",

@@ -14,7 +14,9 @@ not compared), `path` (the decode path it took, for reports).
 
 Either way, supports() refusing is SKIPPED with its reason, an exception is ERRORED with the
 exception's line and where it was raised, and outputs of the wrong kind, dtype or shape are
-ERRORED naming what was returned and what the problem needs.
+ERRORED naming what was returned and what the problem needs. A cache pool the machine has no room
+for (NotEnoughMemory, raised while the backend asks for its inputs) is SKIPPED with that reason:
+the case was not checked on this machine.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import traceback
 
 from . import _capi
 from ._case import Case, Outcome
+from ._pool import NotEnoughMemory
 from ._torch_interop import is_torch_tensor, torch_module
 from ._verdict import Verdict
 
@@ -114,7 +117,7 @@ def check(case: Case, backend) -> Verdict:
     outcome.set_p_rounding(b.p_rounding)
     if case.kind != "mla_decode":
         return outcome.judge()  # SKIPPED with the case's unsupported reason
-    if case.unsupported_reason:  # an mla_decode case the C API offers no inputs for (a pool past 4 GiB)
+    if case.unsupported_reason:  # an mla_decode case the C API offers no inputs for (a decode sequence)
         outcome.set_skipped(case.unsupported_reason)
         return outcome.judge()
     start = time.perf_counter()
@@ -146,6 +149,9 @@ def check(case: Case, backend) -> Verdict:
             result = None
         else:
             result = b.backend(inputs)
+    except NotEnoughMemory as error:  # the case's cache pool does not fit this machine: not checked here
+        outcome.set_skipped(str(error))
+        return finish()
     except Exception as error:  # noqa: BLE001
         outcome.set_errored(f"backend raised {_describe_exception(error)}")
         return finish()

@@ -105,6 +105,18 @@ class MlaTensorsRecord(ctypes.Structure):
     ]
 
 
+class CacheBlocksRecord(ctypes.Structure):
+    """mlacheck_cache_blocks of harness_api.h: the pool blocks a case's requests read."""
+
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32),
+        ("first_block", ctypes.c_int32),
+        ("count", ctypes.c_int64),
+        ("block_ids", ctypes.POINTER(ctypes.c_int32)),
+        ("blocks", TensorRecord),
+    ]
+
+
 _P = ctypes.c_void_p
 _PP = ctypes.POINTER(ctypes.c_void_p)
 _STR = ctypes.c_char_p
@@ -127,6 +139,7 @@ _SIGNATURES = {
     "mlacheck_case_problem": [_P, ctypes.POINTER(ctypes.POINTER(MlaProblemRecord))],
     "mlacheck_case_fill": [_P, _PSTR],
     "mlacheck_case_inputs": [_P, ctypes.POINTER(MlaTensorsRecord)],
+    "mlacheck_case_inputs_by_block": [_P, ctypes.POINTER(MlaTensorsRecord), ctypes.POINTER(CacheBlocksRecord)],
     "mlacheck_case_expected": [
         _P,
         ctypes.POINTER(ctypes.POINTER(ctypes.c_double)),

@@ -11,6 +11,7 @@ import numpy as np
 
 from . import _capi
 from ._outputs import StagedOutputs
+from ._pool import PooledCache
 from ._problem import Problem
 from ._tensor import CODE_ARRAY_TYPES, Tensor
 from ._torch_interop import is_torch_tensor, torch_to_host_codes
@@ -22,7 +23,8 @@ INPUT_NAMES = ("q", "kv_cache", "block_table", "kv_lens", "q_lens", "qo_indptr",
 class CaseInputs:
     """The inputs of an mla_decode case (backend_abi.h documents the layouts):
     q [total_q_tokens, heads, lk] of q_dtype (values are q_scale * code for fp8 queries),
-    kv_cache [num_blocks, block_size, lk] of kv_dtype (values are kv_scale * code for fp8),
+    kv_cache [num_blocks, block_size, lk] of kv_dtype (values are kv_scale * code for fp8; a
+    PooledCache for a case whose blocks start at a first_block),
     block_table [batch, max_blocks_per_request] int32 with -1 past each request's blocks, kv_lens and q_lens [batch], qo_indptr and kv_indptr [batch + 1].
     Each is an mlacheck.Tensor; `problem` is the case's Problem."""
 
@@ -37,7 +39,8 @@ class CaseInputs:
     def as_torch(self, device=None) -> SimpleNamespace:
         """The same inputs as torch tensors (q and kv_cache in their dtypes, fp8 as torch's fp8 dtype
         where torch has one, else uint8 codes; indices int32) on `device`, plus `problem`. On the
-        CPU they share memory with the NumPy codes."""
+        CPU they share memory with the NumPy codes, except a PooledCache's pool, which is made
+        afresh on `device` at its full size (NotEnoughMemory when the machine lacks the room)."""
         tensors = {name: t.as_torch(device) for name, t in self.tensors().items()}
         return SimpleNamespace(problem=self.problem, **tensors)
 
@@ -90,6 +93,19 @@ def _unwritten_flags(mask, name: str, shape: tuple[int, ...]):
     if mask.shape != tuple(shape):
         raise TypeError(f"{name} unwritten mask: shape {list(mask.shape)}, the problem needs {list(shape)}")
     return np.ascontiguousarray(mask != 0, dtype=np.uint8)
+
+
+def _copied_tensor(t: _capi.TensorRecord) -> Tensor:
+    """A copy of a contiguous tensor the C API handed out: the arrays outlive the case and a backend
+    may write into them."""
+    dtype_name = _capi.DTYPE_NAMES[t.dtype]
+    shape = tuple(t.shape[i] for i in range(t.ndim))
+    code_type = CODE_ARRAY_TYPES[dtype_name]
+    count = int(np.prod(shape))
+    if count == 0:
+        return Tensor(np.empty(shape, dtype=code_type), dtype_name)
+    buffer = (ctypes.c_char * (count * np.dtype(code_type).itemsize)).from_address(t.data)
+    return Tensor(np.frombuffer(buffer, dtype=code_type, count=count).reshape(shape).copy(), dtype_name)
 
 
 class Outcome:
@@ -261,22 +277,31 @@ class Case:
 
     def inputs(self) -> CaseInputs:
         """The inputs as NumPy code arrays (made on first call; later calls until release() return
-        the same object, so a backend that writes into its inputs is seen by the next caller)."""
+        the same object, so a backend that writes into its inputs is seen by the next caller). A
+        case whose blocks start at a first_block (a pool past 4 GiB) has a PooledCache as its
+        kv_cache: the pool is made at its full size only where a backend asks for it (as_torch,
+        codes)."""
         if self._inputs is None:
             record = _capi.MlaTensorsRecord()
             record.struct_size = ctypes.sizeof(_capi.MlaTensorsRecord)
-            _capi.call("mlacheck_case_inputs", self._pointer, ctypes.byref(record))
-            tensors = {}
-            for name in INPUT_NAMES:
-                t = getattr(record, name)
-                dtype_name = _capi.DTYPE_NAMES[t.dtype]
-                shape = tuple(t.shape[i] for i in range(t.ndim))
-                code_type = CODE_ARRAY_TYPES[dtype_name]
-                count = int(np.prod(shape))
-                buffer = (ctypes.c_char * (count * np.dtype(code_type).itemsize)).from_address(t.data)
-                # A copy: the arrays outlive the case and a backend may write into them.
-                codes = np.frombuffer(buffer, dtype=code_type, count=count).reshape(shape).copy()
-                tensors[name] = Tensor(codes, dtype_name)
+            cache = _capi.CacheBlocksRecord()
+            cache.struct_size = ctypes.sizeof(_capi.CacheBlocksRecord)
+            _capi.call("mlacheck_case_inputs_by_block", self._pointer, ctypes.byref(record), ctypes.byref(cache))
+            if cache.first_block == 0:  # a pool of the requests' size: handed out whole
+                _capi.call("mlacheck_case_inputs", self._pointer, ctypes.byref(record))
+            tensors = {name: _copied_tensor(getattr(record, name)) for name in INPUT_NAMES if name != "kv_cache"}
+            if cache.first_block == 0:
+                tensors["kv_cache"] = _copied_tensor(record.kv_cache)
+            else:
+                pool = record.kv_cache
+                ids = np.array(cache.block_ids[: cache.count], dtype=np.int32)
+                tensors["kv_cache"] = PooledCache(
+                    _capi.DTYPE_NAMES[pool.dtype],
+                    tuple(pool.shape[i] for i in range(pool.ndim)),
+                    cache.first_block,
+                    ids,
+                    _copied_tensor(cache.blocks),
+                )
             self._inputs = CaseInputs(self.problem, tensors)
         return self._inputs
 
