@@ -167,7 +167,7 @@ int main(int argc, char** argv) {
   OK(mlacheck_outcome_new(c, &outcome));
   OK(mlacheck_outcome_set_o(outcome, &o_tensor, NULL));
   CHECK(strcmp(judge(outcome, &verdict, &record), "FAILED") == 0);
-  CHECK(strstr(record, ",FAILED,O: 32 of 1536 elements unwritten") != NULL);
+  CHECK(strstr(record, ",FAILED,\"O: 32 of 1536 elements never written (first at request 0, query token 0, head 0,") != NULL);
   mlacheck_verdict_free(verdict);
   mlacheck_outcome_free(outcome);
   free(o);
