@@ -48,15 +48,16 @@ std::vector<NanRule> vendor_nan_rules() {
       // c10/util/Half.h fp16_ieee_from_fp32_value: 0x7E00 with the input's sign.
       {"PyTorch Half", DType::f16,
        [](std::uint32_t b) { return static_cast<std::uint16_t>(((b >> 16) & 0x8000u) | 0x7E00u); }},
-      // amd_hip_bf16.h (and rocBLAS/MIOpen float_to_bfloat16): truncate, setting the lowest bit when
-      // the dropped bits held the payload, so a signalling NaN stays signalling.
-      {"AMD hip bf16", DType::bf16,
+      // rocBLAS float_to_bfloat16, the older hip_bfloat16.h, MIOpen-style helpers: truncate, setting
+      // the lowest bit when the dropped bits held the payload, so a signalling NaN stays signalling.
+      {"AMD rocBLAS bf16", DType::bf16,
        [](std::uint32_t b) { return static_cast<std::uint16_t>(((b & 0xFFFFu) != 0 ? b | 0x10000u : b) >> 16); }},
       // A rounding add with no NaN check (bias 0x7FFF plus the kept lsb), as bit-trick kernels do.
       {"rounding add", DType::bf16,
        [](std::uint32_t b) { return static_cast<std::uint16_t>((b + 0x7FFFu + ((b >> 16) & 1u)) >> 16); }},
       // compiler-rt __truncsfhf2 (x86 _Float16, HIP host), AMD v_cvt_f16_f32, x86 F16C: quiet bit set,
-      // top payload bits kept.
+      // top payload bits kept (compiler-rt __truncsfbf2, behind amd_hip_bf16.h's __float2bfloat16 on
+      // the host, is the bf16 twin: the project's own codec, checked above).
       {"quieting truncation to f16", DType::f16,
        [](std::uint32_t b) {
          return static_cast<std::uint16_t>(((b >> 16) & 0x8000u) | 0x7E00u | ((b & 0x7FFFFFu) >> 13));
