@@ -1,11 +1,12 @@
 // Codes, poison and guards for callers that stage tensors themselves: the values come from the
-// code the harness uses for its own buffers (core/dtype.hpp, device/staging/tensor_codec.hpp,
-// device/platform/guard_bytes.hpp), so Python never re-implements a codec or a pattern.
+// code the harness uses for its own buffers (core/dtype.hpp, core/poison_codes.hpp,
+// device/staging/tensor_codec.hpp, device/platform/guard_bytes.hpp), so Python never re-implements a codec or a pattern.
 #include <algorithm>
 #include <cstring>
 
 #include "api/abi_types.hpp"
 #include "api/api_call.hpp"
+#include "core/poison_codes.hpp"
 #include "device/staging/tensor_codec.hpp"
 #include "device/platform/guard_bytes.hpp"
 

@@ -44,7 +44,7 @@ CompareStats compare_impl(std::span<const double> expected, std::span<const A> a
   double worst = -1.0;
   for (std::size_t i = 0; i < s.total; ++i) {
     if (!unwritten.empty() && unwritten[i] != 0) {
-      ++s.unwritten;
+      if (s.unwritten++ == 0) s.first_unwritten_index = i;
       continue;
     }
     const double e = expected[i];
@@ -52,10 +52,16 @@ CompareStats compare_impl(std::span<const double> expected, std::span<const A> a
     double score;
     if (!std::isfinite(e)) {
       if (same_nonfinite(e, a)) continue;
-      ++s.mismatches;
+      if (std::isnan(a)) {
+        ++s.nonfinite;
+        ++s.nan_written;
+      } else {
+        ++s.mismatches;
+      }
       score = kInf;
     } else if (!std::isfinite(a)) {
       ++s.nonfinite;
+      if (std::isnan(a)) ++s.nan_written;
       score = kInf;
     } else {
       const double ad = static_cast<double>(a);
@@ -121,6 +127,12 @@ bool within(const CompareStats& s, const Tolerance& tol) {
   return s.mismatches == 0 && s.nonfinite == 0 && s.unwritten == 0 && s.rms_rel_err <= tol.rms;
 }
 
+void name_elements(ComparedTensor& t, const ElementNamer& namer) {
+  const CompareStats& s = t.stats;
+  t.worst_element = s.total > s.unwritten ? namer(s.worst_index) : "";
+  t.first_unwritten_element = s.unwritten > 0 ? namer(s.first_unwritten_index) : "";
+}
+
 Verdict judge(std::span<const ComparedTensor> tensors) {
   for (const ComparedTensor& t : tensors) {
     if (within(t.stats, t.tol)) continue;
@@ -128,8 +140,14 @@ Verdict judge(std::span<const ComparedTensor> tensors) {
     const std::string of = " of " + std::to_string(s.total);
     std::string reason;
     const auto add = [&reason](const std::string& part) { reason += (reason.empty() ? "" : ", ") + part; };
-    if (s.unwritten > 0) add(std::to_string(s.unwritten) + of + " elements unwritten");
-    if (s.nonfinite > 0) add(std::to_string(s.nonfinite) + of + " elements NaN/Inf where the reference is finite");
+    if (s.unwritten > 0) {
+      add(std::to_string(s.unwritten) + of + " elements never written" +
+          (t.first_unwritten_element.empty() ? "" : " (first at " + t.first_unwritten_element + ")"));
+    }
+    if (s.nan_written > 0) add(std::to_string(s.nan_written) + of + " elements are NaN written by the kernel");
+    if (const std::size_t inf = s.nonfinite - s.nan_written; inf > 0) {
+      add(std::to_string(inf) + of + " elements Inf where the reference is finite");
+    }
     if (s.mismatches > 0) {
       add(std::to_string(s.mismatches) + of + " elements outside abs " + format_number(t.tol.abs) + " + rel " +
           format_number(t.tol.rel) + "*|e| (max abs err " + format_number(s.max_abs_err) + ")");
@@ -137,7 +155,10 @@ Verdict judge(std::span<const ComparedTensor> tensors) {
     if (!(s.rms_rel_err <= t.tol.rms)) {
       add("rms rel err " + format_number(s.rms_rel_err) + " > " + format_number(t.tol.rms));
     }
-    if (s.mismatches > 0 || s.nonfinite > 0) reason += " (worst element " + std::to_string(s.worst_index) + ")";
+    if (s.mismatches > 0 || s.nonfinite > 0) {
+      reason += t.worst_element.empty() ? " (worst element " + std::to_string(s.worst_index) + ")"
+                                        : " (worst at " + t.worst_element + ")";
+    }
     return {ResultState::failed, t.name + ": " + reason};
   }
   if (tensors.empty()) return {ResultState::mistrusted, "nothing was compared"};

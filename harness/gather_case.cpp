@@ -1,5 +1,6 @@
 #include "harness/gather_case.hpp"
 
+#include "core/element_names.hpp"
 #include "core/gather_inputs.hpp"
 #include "core/tolerance.hpp"
 #include "harness/case_timing.hpp"
@@ -45,9 +46,11 @@ CaseResult finish_gather_case(PreparedGatherCase prepared, Backend* backend, con
   guard_device_run(row, [&] {
     const KvGatherRun run = backend->run(prepared.problem, prepared.inputs, faults);
     const Tolerance tol = kv_gather_tolerance(prepared.problem);
-    settle_row(row, run.diag,
-               {{"K", compare(widen(prepared.expected.k), run.out.k, tol, run.k_unwritten), tol},
-                {"V", compare(widen(prepared.expected.v), run.out.v, tol, run.v_unwritten), tol}});
+    std::vector<ComparedTensor> tensors = {
+        {"K", compare(widen(prepared.expected.k), run.out.k, tol, run.k_unwritten), tol},
+        {"V", compare(widen(prepared.expected.v), run.out.v, tol, run.v_unwritten), tol}};
+    for (ComparedTensor& t : tensors) name_elements(t, kv_gather_element_names(prepared.problem));
+    settle_row(row, run.diag, std::move(tensors));
   });
   row.wall_ms += wall.ms();
   return row;

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "core/element_names.hpp"
 #include "core/tolerance.hpp"
 #include "harness/device_outcome.hpp"
 #include "harness/mla_case.hpp"
@@ -36,7 +37,9 @@ void judge_mla_outputs(CaseResult& row, const MlaDecodeProblem& p, const MlaDeco
   }
   if (actual.has_lse) {
     tensors.push_back({"LSE", compare(expected.lse, actual.lse, tol.lse, actual.lse_unwritten), tol.lse});
+    name_elements(tensors.back(), mla_lse_element_names(p));
   }
+  name_elements(tensors.front(), mla_o_element_names(p));
   settle_row(row, diag, std::move(tensors));
 }
 

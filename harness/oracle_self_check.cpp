@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/element_names.hpp"
 #include "core/mla_inputs.hpp"
 #include "harness/case_timing.hpp"
 #include "reference/mla_decode_plain.hpp"
@@ -89,7 +90,9 @@ CaseResult run_oracle_self_check(const MlaDecodeProblem& p) {
       const Tolerance to = self_check_tolerance(plain.o);
       const Tolerance tl = self_check_tolerance(plain.lse);
       row.tensors.push_back({"O" + suffix, compare(plain.o, eigen.o, to), to});
+      name_elements(row.tensors.back(), mla_o_element_names(p));
       row.tensors.push_back({"LSE" + suffix, compare(plain.lse, eigen.lse, tl), tl});
+      name_elements(row.tensors.back(), mla_lse_element_names(p));
     }
     const Verdict v = judge(row.tensors);
     row.state = v.state;

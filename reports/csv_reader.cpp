@@ -130,6 +130,11 @@ class RowParser {
     row.reference_ms = number<double>(col + 2);
     row.device_ms = number<double>(col + 3);
     row.wall_ms = number<double>(col + 4);
+    col += kTrailingColumns.size();
+    for (std::string_view group : kTensorGroups) {
+      parse_added_tensor_metrics(group, col, row.tensors);
+      col += kAddedTensorMetrics.size();
+    }
     return row;
   }
 
@@ -175,21 +180,30 @@ class RowParser {
     out.push_back(std::move(t));
   }
 
+  // nan_written and worst_element of `group`'s tensor, when the row has it; empty (a report
+  // written before these columns) reads as 0 NaNs and no element named.
+  void parse_added_tensor_metrics(std::string_view group, std::size_t col, std::vector<ComparedTensor>& tensors) {
+    const auto t = std::find_if(tensors.begin(), tensors.end(), [&](const ComparedTensor& c) { return c.name == group; });
+    if (t == tensors.end()) {
+      for (std::size_t i = 0; i < kAddedTensorMetrics.size(); ++i) {
+        if (!fields_[col + i].empty()) fail(col + i, "is set while the " + column_prefix(group) + " columns are empty");
+      }
+      return;
+    }
+    if (!fields_[col].empty()) t->stats.nan_written = number<std::size_t>(col);
+    t->worst_element = text(col + 1);
+  }
+
   const std::string& path_;
   int line_;
   Fields& fields_;
 };
 
-// Reports written before these columns existed lack them; they read as "does not apply".
-bool added_later(std::string_view column) {
-  return std::find(kAddedColumns.begin(), kAddedColumns.end(), column) != kAddedColumns.end();
-}
-
 template <std::size_t... I>
 void read_header(const std::string& path, Parser& parser, std::index_sequence<I...>) {
   parser.read_header(io::ignore_missing_column, report_columns()[I]...);
   for (const std::string& column : report_columns()) {
-    if (!parser.has_column(column) && !added_later(column)) {
+    if (!parser.has_column(column) && !column_added_later(column)) {
       throw ReportError(path + ":1: header lacks column '" + column + "'");
     }
   }

@@ -44,6 +44,12 @@ void append_tensor(std::string& line, const ComparedTensor* t) {
   }
 }
 
+// kAddedTensorMetrics, after the trailing columns: empty for a tensor the row does not have.
+void append_added_tensor_metrics(std::string& line, const ComparedTensor* t) {
+  append_field(line, t == nullptr ? "" : std::to_string(t->stats.nan_written));
+  append_field(line, t == nullptr ? "" : t->worst_element);
+}
+
 }  // namespace
 
 std::string csv_header() {
@@ -63,12 +69,14 @@ std::string csv_record(const CaseResult& row) {
         to_string(row.state), std::string_view(row.reason)}) {
     append_field(line, field);
   }
-  for (const ComparedTensor* t : tensors_by_group(row)) append_tensor(line, t);
+  const auto tensors = tensors_by_group(row);
+  for (const ComparedTensor* t : tensors) append_tensor(line, t);
   append_field(line, row.canaries);
   append_field(line, std::to_string(row.num_splits));
   append_field(line, format_number(row.reference_ms));
   append_field(line, format_number(row.device_ms));
   append_field(line, format_number(row.wall_ms));
+  for (const ComparedTensor* t : tensors) append_added_tensor_metrics(line, t);
   line += '\n';
   return line;
 }

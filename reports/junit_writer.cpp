@@ -37,7 +37,9 @@ std::string details(const CaseResult& row) {
     s += "\n" + t.name + ": max_abs_err=" + format_number(m.max_abs_err) + " max_rel_err=" + format_number(m.max_rel_err) +
          " rms_rel_err=" + format_number(m.rms_rel_err) + " cosine=" + format_number(m.cosine) +
          " mismatches=" + std::to_string(m.mismatches) + "/" + std::to_string(m.total) +
-         " nonfinite=" + std::to_string(m.nonfinite) + " unwritten=" + std::to_string(m.unwritten) +
+         " nonfinite=" + std::to_string(m.nonfinite) + " nan_written=" + std::to_string(m.nan_written) +
+         " unwritten=" + std::to_string(m.unwritten) +
+         (t.worst_element.empty() ? "" : "\n  worst element: " + t.worst_element) +
          "\n  tolerance: abs=" + format_number(t.tol.abs) + " rel=" + format_number(t.tol.rel) +
          " rms=" + format_number(t.tol.rms) + " (" + t.tol.rule + ")";
   }

@@ -17,6 +17,9 @@ std::array<std::string, kReportColumnCount> build_columns() {
     for (std::string_view m : kTensorMetrics) out[i++] = column_prefix(g) + std::string(m);
   }
   for (std::string_view c : kTrailingColumns) out[i++] = std::string(c);
+  for (std::string_view g : kTensorGroups) {
+    for (std::string_view m : kAddedTensorMetrics) out[i++] = column_prefix(g) + std::string(m);
+  }
   return out;
 }
 
@@ -40,6 +43,16 @@ std::string column_prefix(std::string_view group) {
   std::string out(group);
   std::transform(out.begin(), out.end(), out.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out + "_";
+}
+
+bool column_added_later(std::string_view column) {
+  if (std::find(kAddedColumns.begin(), kAddedColumns.end(), column) != kAddedColumns.end()) return true;
+  for (std::string_view g : kTensorGroups) {
+    for (std::string_view m : kAddedTensorMetrics) {
+      if (column == column_prefix(g) + std::string(m)) return true;
+    }
+  }
+  return false;
 }
 
 std::array<const ComparedTensor*, kTensorGroups.size()> tensors_by_group(const CaseResult& row) {

@@ -31,14 +31,26 @@ inline constexpr std::array<std::string_view, 12> kTensorMetrics = {
 inline constexpr std::array<std::string_view, 5> kTrailingColumns = {
     "canaries", "num_splits", "reference_ms", "device_ms", "wall_ms"};
 
-inline constexpr std::size_t kReportColumnCount =
-    kLeadingColumns.size() + kTensorGroups.size() * kTensorMetrics.size() + kTrailingColumns.size();
+// Per-tensor columns added after the format was first published, after the trailing columns, one
+// group per tensor in kTensorGroups order ("o_nan_written", "o_worst_element", "lse_nan_written",
+// ...). Like kAddedColumns, a report without them still reads: 0 NaNs written, no element named.
+inline constexpr std::array<std::string_view, 2> kAddedTensorMetrics = {"nan_written", "worst_element"};
 
-// Every column name in file order: "id", ..., "o_max_abs_err", ..., "v_tol_rule", ..., "wall_ms".
+inline constexpr std::size_t kReportColumnCount = kLeadingColumns.size() +
+                                                  kTensorGroups.size() * kTensorMetrics.size() +
+                                                  kTrailingColumns.size() +
+                                                  kTensorGroups.size() * kAddedTensorMetrics.size();
+
+// Every column name in file order: "id", ..., "o_max_abs_err", ..., "v_tol_rule", ..., "wall_ms",
+// "o_nan_written", "o_worst_element", ..., "v_worst_element".
 const std::array<std::string, kReportColumnCount>& report_columns();
 
 // "o_", "lse_", "k_", "v_".
 std::string column_prefix(std::string_view group);
+
+// True for the columns a report written by an older mlacheck may lack (kAddedColumns and the
+// kAddedTensorMetrics of every group).
+bool column_added_later(std::string_view column);
 
 // The tensor of `row` shown in each group's columns (nullptr for an empty group). A tensor
 // belongs to the group its name starts with ("O" and "O (P rounded)" both to O). When a group

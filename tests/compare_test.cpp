@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace mlacheck {
@@ -72,6 +73,7 @@ TEST(Compare, NonFiniteWhereTheReferenceIsFiniteIsCountedAndLeftOutOfNorms) {
   const std::vector<float> a = {3, 4, kNaNF, -kInfF};
   const CompareStats s = compare(e, a, tol(0, 0));
   EXPECT_EQ(s.nonfinite, 2u);
+  EXPECT_EQ(s.nan_written, 1u);
   EXPECT_EQ(s.mismatches, 0u);
   EXPECT_DOUBLE_EQ(s.expected_norm, 5.0);
   EXPECT_DOUBLE_EQ(s.rms_rel_err, 0.0);
@@ -83,8 +85,9 @@ TEST(Compare, NonFiniteReferenceMatchesOnlyItsOwnClass) {
   const std::vector<double> e = {kNaND, kInfD, -kInfD, kNaND, kInfD, -kInfD, 2.0};
   const std::vector<float> a = {kNaNF, kInfF, -kInfF, 1.0f, -kInfF, kNaNF, 2.0f};
   const CompareStats s = compare(e, a, tol(0, 0));
-  EXPECT_EQ(s.mismatches, 3u);  // NaN vs 1, +Inf vs -Inf, -Inf vs NaN
-  EXPECT_EQ(s.nonfinite, 0u);
+  EXPECT_EQ(s.mismatches, 2u);  // NaN vs 1, +Inf vs -Inf
+  EXPECT_EQ(s.nonfinite, 1u);   // a NaN written where the reference is -Inf is a NaN, not a mismatch
+  EXPECT_EQ(s.nan_written, 1u);
   EXPECT_DOUBLE_EQ(s.expected_norm, 2.0);
   EXPECT_EQ(s.worst_index, 3u);
 }
@@ -95,7 +98,9 @@ TEST(Compare, UnwrittenElementsAreCountedAndLeftOutOfNorms) {
   const std::vector<std::uint8_t> unwritten = {0, 1, 1};
   const CompareStats s = compare(e, a, tol(0, 0), unwritten);
   EXPECT_EQ(s.unwritten, 2u);
+  EXPECT_EQ(s.first_unwritten_index, 1u);
   EXPECT_EQ(s.nonfinite, 0u);
+  EXPECT_EQ(s.nan_written, 0u);
   EXPECT_EQ(s.mismatches, 0u);
   EXPECT_DOUBLE_EQ(s.expected_norm, 1.0);
   EXPECT_DOUBLE_EQ(s.max_abs_err, 0.0);
@@ -156,10 +161,51 @@ TEST(Judge, FailsNamingTheFirstFailingTensorAndWhatBroke) {
   const Verdict v = judge(ts);
   EXPECT_EQ(v.state, ResultState::failed);
   EXPECT_EQ(v.reason.rfind("LSE: ", 0), 0u) << v.reason;
-  EXPECT_NE(v.reason.find("1 of 3 elements unwritten"), std::string::npos) << v.reason;
-  EXPECT_NE(v.reason.find("1 of 3 elements NaN/Inf"), std::string::npos) << v.reason;
+  EXPECT_NE(v.reason.find("1 of 3 elements never written"), std::string::npos) << v.reason;
+  EXPECT_NE(v.reason.find("1 of 3 elements are NaN written by the kernel"), std::string::npos) << v.reason;
   EXPECT_NE(v.reason.find("1 of 3 elements outside"), std::string::npos) << v.reason;
   EXPECT_NE(v.reason.find("worst element 1"), std::string::npos) << v.reason;  // the NaN
+}
+
+TEST(Compare, APoisonedElementIsUnwrittenAndAComputedNanIsWritten) {
+  // Both hold NaN; only the flag (the element still held the poison code) tells them apart.
+  const std::vector<double> e = {1, 2, 3, 4, 5};
+  const std::vector<float> a = {1, kNaNF, kNaNF, kNaNF, kInfF};
+  const std::vector<std::uint8_t> poisoned = {0, 0, 1, 1, 0};
+  const CompareStats s = compare(e, a, tol(0, 0), poisoned);
+  EXPECT_EQ(s.unwritten, 2u);
+  EXPECT_EQ(s.first_unwritten_index, 2u);
+  EXPECT_EQ(s.nan_written, 1u);
+  EXPECT_EQ(s.nonfinite, 2u);  // the NaN and the Inf the kernel wrote
+  EXPECT_EQ(s.worst_index, 1u);
+}
+
+TEST(Judge, SaysNeverWrittenAndNanWrittenApart) {
+  const Verdict nan = judge(std::vector<ComparedTensor>{tensor("O", {1, 2, 3, 4}, {kNaNF, kNaNF, 3, 4}, tol(0, 0))});
+  EXPECT_EQ(nan.reason, "O: 2 of 4 elements are NaN written by the kernel (worst element 0)");
+  const Verdict unwritten =
+      judge(std::vector<ComparedTensor>{tensor("O", {1, 2, 3, 4}, {kNaNF, kNaNF, 3, 4}, tol(0, 0), {0, 1, 1, 0})});
+  EXPECT_EQ(unwritten.reason, "O: 2 of 4 elements never written, 1 of 4 elements are NaN written by the kernel (worst element 0)");
+  const Verdict inf = judge(std::vector<ComparedTensor>{tensor("O", {1, 2}, {kInfF, 2}, tol(0, 0))});
+  EXPECT_EQ(inf.reason, "O: 1 of 2 elements Inf where the reference is finite (worst element 0)");
+}
+
+TEST(Judge, NamesTheWorstAndFirstUnwrittenElementsByTheTensorsNames) {
+  ComparedTensor t = tensor("O", {1, 2, 3, 4, 5, 6}, {1, 2, 3, 9, 5, 0}, tol(0.5, 0), {0, 0, 0, 0, 0, 1});
+  name_elements(t, [](std::size_t i) { return "row " + std::to_string(i / 3) + ", column " + std::to_string(i % 3); });
+  EXPECT_EQ(t.worst_element, "row 1, column 0");
+  EXPECT_EQ(t.first_unwritten_element, "row 1, column 2");
+  const Verdict v = judge(std::vector<ComparedTensor>{t});
+  EXPECT_EQ(v.reason,
+            "O: 1 of 6 elements never written (first at row 1, column 2), 1 of 6 elements outside abs 0.5 + rel "
+            "0*|e| (max abs err 5) (worst at row 1, column 0)");
+}
+
+TEST(Judge, NamesNoElementWhereNothingWasWritten) {
+  ComparedTensor t = tensor("LSE", {1, 2}, {0, 0}, tol(0, 0), {1, 1});
+  name_elements(t, [](std::size_t i) { return "head " + std::to_string(i); });
+  EXPECT_EQ(t.worst_element, "");
+  EXPECT_EQ(t.first_unwritten_element, "head 0");
 }
 
 TEST(Judge, FailsOnTheRmsBoundAlone) {

@@ -85,8 +85,8 @@ class DeviceBuffer {
     return host;
   }
 
-  // Fills the buffer with a repeated 8-, 16- or 32-bit pattern (outputs get kPoison16/kPoison32,
-  // see poison.hpp; fp8 outputs a byte NaN). bytes() must be a multiple of the pattern's size.
+  // Fills the buffer with a repeated 8-, 16- or 32-bit pattern (outputs get their dtype's poison
+  // code, core/poison_codes.hpp). bytes() must be a multiple of the pattern's size.
   void poison(std::uint8_t pattern);
   void poison(std::uint16_t pattern);
   void poison(std::uint32_t pattern);

@@ -1,7 +1,6 @@
 #include "device/staging/guarded_buffer_set.hpp"
 
-#include "device/platform/poison.hpp"
-#include "device/staging/tensor_codec.hpp"
+#include "core/poison_codes.hpp"
 
 namespace mlacheck {
 
@@ -20,7 +19,7 @@ GuardedBuffer& GuardedBufferSet::output(std::string name, DType t, std::size_t c
 GuardedBuffer& GuardedBufferSet::indices(std::string name, std::size_t count) {
   GuardedBuffer& b =
       *buffers_.emplace_back(make_guarded_buffer(memory_, std::move(name), count * sizeof(std::int32_t)));
-  b.poison(kPoison32);
+  b.poison(kPoisonIndex);
   return b;
 }
 
@@ -64,11 +63,11 @@ void dtype_poison(GuardedBuffer& b, DType t) {
 
 void workspace_poison(GuardedBuffer& b) {
   if (b.bytes() % 4 == 0) {
-    b.poison(kPoison32);
+    b.poison(kPoisonIndex);
   } else if (b.bytes() % 2 == 0) {
-    b.poison(kPoison16);
+    b.poison(kPoisonBf16);
   } else {
-    b.poison(std::uint8_t{0x7F});
+    b.poison(kPoisonFp8E4M3Fn);
   }
 }
 

@@ -28,9 +28,9 @@ class GuardedBufferSet {
     return input(std::move(name), std::as_bytes(host));
   }
   // An output (or intermediate) of `count` elements of `t`, poisoned with poison_word(t)
-  // (tensor_codec.hpp) so that an element no kernel wrote is caught.
+  // (core/poison_codes.hpp) so that an element no kernel wrote is caught.
   GuardedBuffer& output(std::string name, DType t, std::size_t count);
-  // An int32 intermediate, poisoned with 0x7FFFFFFF: an index nobody wrote is far out of range.
+  // An int32 intermediate, poisoned with kPoisonIndex (0x7FFFFFFF): an index nobody wrote is far out of range.
   GuardedBuffer& indices(std::string name, std::size_t count);
   // Untyped scratch (a backend's workspace) of `bytes`, poisoned by workspace_poison's rule.
   GuardedBuffer& scratch(std::string name, std::size_t bytes);
@@ -48,13 +48,14 @@ class GuardedBufferSet {
   std::deque<std::unique_ptr<GuardedBuffer>> buffers_;
 };
 
-// Poisons `b` with poison_word(t) (tensor_codec.hpp), as output() does: an element of `t` no kernel
+// Poisons `b` with poison_word(t) (core/poison_codes.hpp), as output() does: an element of `t` no kernel
 // wrote then reads as unwritten.
 void dtype_poison(GuardedBuffer& b, DType t);
 
-// Poisons `b` with the widest of the 32-, 16- and 8-bit poisons its size allows (0x7FFFFFFF,
-// 0x7FFF, 0x7F): untyped scratch read as f32, int32 or 16-bit floats before it is written then
-// holds a NaN or an index far out of range.
+// Poisons `b` with the widest of the 32-, 16- and 8-bit poisons its size allows (kPoisonIndex
+// 0x7FFFFFFF, kPoisonBf16, kPoisonFp8E4M3Fn): untyped scratch read as f32, int32 or 16-bit floats
+// before it is written then holds a NaN or an index far out of range. Nothing reads scratch back
+// as unwritten, so it needs NaNs, not codes no kernel writes.
 void workspace_poison(GuardedBuffer& b);
 
 }  // namespace mlacheck

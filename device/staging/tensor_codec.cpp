@@ -3,7 +3,6 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "device/platform/poison.hpp"
 
 namespace mlacheck {
 
@@ -18,23 +17,11 @@ std::vector<std::byte> encode_tensor(DType t, std::span<const float> values) {
   return out;
 }
 
-std::uint32_t poison_word(DType t) {
-  switch (t) {
-    case DType::f32: return kPoison32;
-    case DType::bf16:
-    case DType::f16: return static_cast<std::uint32_t>(kPoison16) * 0x10001u;
-    case DType::fp8_e4m3fn: return 0x7F7F7F7Fu;    // 0x7F: NaN, never a gathered value
-    case DType::fp8_e4m3fnuz: return 0x80808080u;  // 0x80: the only NaN
-  }
-  return kPoison32;
-}
-
 DecodedTensor decode_tensor(DType t, std::span<const std::byte> bytes) {
   const std::size_t width = storage_bytes(t);
   if (bytes.size() % width != 0) throw std::invalid_argument("decode_tensor: byte count is not a whole number of elements");
   const std::size_t n = bytes.size() / width;
-  const std::uint32_t mask = width == 4 ? 0xFFFFFFFFu : (1u << (8 * width)) - 1u;
-  const std::uint32_t poison = poison_word(t) & mask;
+  const std::uint32_t poison = poison_code(t);
   DecodedTensor out;
   out.values.resize(n);
   out.unwritten.resize(n);

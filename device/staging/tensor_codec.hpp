@@ -7,15 +7,12 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "core/poison_codes.hpp"  // poison_word(t): the fill pattern of output buffers of t
 
 namespace mlacheck {
 
 // Values (already values of t, or NaN) -> storage bytes of t.
 std::vector<std::byte> encode_tensor(DType t, std::span<const float> values);
-
-// The pattern output buffers of dtype t are poisoned with before a launch: a NaN of t that
-// arithmetic does not produce (bf16/fp16 0x7FFF, f32 0x7FFFFFFF, fp8 fn 0x7F7F.., fnuz 0x8080..).
-std::uint32_t poison_word(DType t);
 
 struct DecodedTensor {
   std::vector<float> values;

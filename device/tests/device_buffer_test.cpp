@@ -85,11 +85,11 @@ TEST_F(DeviceBufferTest, InBoundsWritesLeaveGuardsIntact) {
 TEST_F(DeviceBufferTest, PoisonRevealsUnwrittenFloats) {
   constexpr int kCount = 1001;
   DeviceBuffer out("lse", kCount * sizeof(float));
-  out.poison(kPoison32);
+  out.poison(kPoisonF32);
   test::write_every_float(out, 2, 0.5f);
 
   const std::vector<float> host = out.download<float>();
-  EXPECT_EQ(count_poisoned(std::span<const float>(host)), static_cast<std::size_t>(kCount / 2));
+  EXPECT_EQ(count_poisoned(std::span<const float>(host), kPoisonF32), static_cast<std::size_t>(kCount / 2));
   for (int i = 0; i < kCount; ++i) {
     if (i % 2 == 0) {
       EXPECT_EQ(host[i], 0.5f) << i;
@@ -104,18 +104,18 @@ TEST_F(DeviceBufferTest, PoisonRevealsUnwrittenHalves) {
   constexpr int kCount = 300;
   constexpr int kWritten = 256;
   DeviceBuffer out("o_bf16", kCount * sizeof(std::uint16_t));
-  out.poison(kPoison16);
+  out.poison(kPoisonBf16);
   test::write_prefix_u16(out, kWritten, 0x3F80);
 
   const std::vector<std::uint16_t> host = out.download<std::uint16_t>();
-  EXPECT_EQ(count_poisoned(std::span<const std::uint16_t>(host)), static_cast<std::size_t>(kCount - kWritten));
+  EXPECT_EQ(count_poisoned(std::span<const std::uint16_t>(host), kPoisonBf16), static_cast<std::size_t>(kCount - kWritten));
   EXPECT_TRUE(verify_canaries({&out}).intact());
 }
 
 TEST_F(DeviceBufferTest, PoisonPatternMustTileTheBuffer) {
   DeviceBuffer out("odd", 6);
-  EXPECT_THROW(out.poison(kPoison32), std::invalid_argument);
-  EXPECT_NO_THROW(out.poison(kPoison16));
+  EXPECT_THROW(out.poison(kPoisonF32), std::invalid_argument);
+  EXPECT_NO_THROW(out.poison(kPoisonBf16));
 }
 
 TEST_F(DeviceBufferTest, MoveTransfersOwnership) {

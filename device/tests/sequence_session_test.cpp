@@ -13,6 +13,7 @@
 
 #include "core/mla_sequence.hpp"
 #include "core/mla_sequence_inputs.hpp"
+#include "core/poison_codes.hpp"
 #include "device/backend.hpp"
 #include "device/backend/persistent_plan.hpp"
 #include "device/backend/retained_intermediates.hpp"
@@ -201,7 +202,7 @@ TEST(RetainedIntermediates, ReserveAllocatesTheLargestRecordedRequestPoisoned) {
   EXPECT_EQ(scratch.held("kv_indices")->bytes(), 28u);
   EXPECT_EQ(scratch.held("work_indptr")->bytes(), 20u);
   EXPECT_EQ(scratch.held("o_padded")->bytes(), 18u);
-  EXPECT_EQ(ints_of(*scratch.held("partial_o")), std::vector<std::int32_t>(30, 0x7FFFFFFF));
+  EXPECT_EQ(ints_of(*scratch.held("partial_o")), std::vector<std::int32_t>(30, static_cast<std::int32_t>(kPoisonF32)));
   EXPECT_EQ(ints_of(*scratch.held("work_indptr")), std::vector<std::int32_t>(5, 0x7FFFFFFF));
   void* o = scratch.held("partial_o")->data();
   EXPECT_EQ(scratch.output("partial_o", DType::f32, 30), o);

@@ -235,8 +235,9 @@ MLACHECK_API mlacheck_status mlacheck_report_merge(const char* const* inputs, in
 /* Storage bytes of one element of dtype (mlacheck_dtype). */
 MLACHECK_API mlacheck_status mlacheck_dtype_bytes(int32_t dtype, uint32_t* bytes);
 /* The pattern outputs of `dtype` are poisoned with, as a 32-bit word that repeats the element's
- * code (bf16/f16 0x7FFF7FFF, f32 0x7FFFFFFF, fp8 e4m3fn 0x7F7F7F7F, e4m3fnuz 0x80808080): a NaN
- * that arithmetic does not produce. Its low storage-bytes bytes are one element's code. */
+ * code (bf16 0x7F9A7F9A, f16 0x7CD27CD2, f32 0x7FA5A5A5, fp8 e4m3fn 0x7F7F7F7F, e4m3fnuz
+ * 0x80808080): for bf16, f16 and f32 a signalling NaN that no arithmetic or conversion writes (fp8
+ * has none; docs/tolerance.md, Poison codes). Its low storage-bytes bytes are one element's code. */
 MLACHECK_API mlacheck_status mlacheck_poison_word(int32_t dtype, uint32_t* word);
 /* Bytes of each guard (before and after a buffer). */
 MLACHECK_API mlacheck_status mlacheck_guard_bytes(uint64_t* bytes);

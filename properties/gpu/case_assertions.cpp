@@ -31,7 +31,8 @@ std::string describe_row(const CaseResult& row) {
     const CompareStats& s = t.stats;
     out += "  " + t.name + ": " + std::to_string(s.mismatches) + "/" + std::to_string(s.total) + " outside, " +
            std::to_string(s.nonfinite) + " non-finite, " + std::to_string(s.unwritten) + " unwritten; max abs err " +
-           number(s.max_abs_err) + " (worst element " + std::to_string(s.worst_index) + "), rms rel err " +
+           number(s.max_abs_err) + " (worst element " +
+           (t.worst_element.empty() ? std::to_string(s.worst_index) : t.worst_element) + "), rms rel err " +
            number(s.rms_rel_err) + "\n    tolerance: " + t.tol.rule + "\n";
   }
   out += "  replay alone: mlacheck run --case \"" + row.repro + "\"";

@@ -26,8 +26,11 @@ _METRICS = (
     "tol_rel",
     "tol_rms",
     "tol_rule",
+    "nan_written",
+    "worst_element",
 )
-_COUNTS = ("mismatches", "nonfinite", "unwritten", "total")
+_COUNTS = ("mismatches", "nonfinite", "unwritten", "total", "nan_written")
+_TEXTS = ("tol_rule", "worst_element")
 
 
 def _number(text: str) -> float:
@@ -44,13 +47,15 @@ class TensorErrors:
     rms_rel_err: float  # ||actual - expected|| / ||expected||
     cosine: float
     mismatches: int  # elements outside tol_abs + tol_rel * |expected|
-    nonfinite: int  # NaN/Inf where the oracle is finite
-    unwritten: int  # elements still holding the poison
+    nonfinite: int  # NaN/Inf the kernel wrote where the oracle is finite (NaN where it is Inf)
+    unwritten: int  # elements still holding the poison: never written
     total: int
     tol_abs: float
     tol_rel: float
     tol_rms: float
     tol_rule: str  # how the bounds were derived (docs/tolerance.md)
+    nan_written: int  # of nonfinite, the NaNs the kernel wrote
+    worst_element: str  # "request 3, query token 0, head 17, channel 130"; "" when none was compared
 
 
 @dataclass(frozen=True)
@@ -140,7 +145,7 @@ def verdict_from_handle(pointer: int) -> Verdict:
         values = {}
         for metric in _METRICS:
             cell = columns[prefix + metric]
-            if metric == "tol_rule":
+            if metric in _TEXTS:
                 values[metric] = cell
             elif metric in _COUNTS:
                 values[metric] = int(cell)

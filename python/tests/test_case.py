@@ -82,9 +82,14 @@ def test_codecs_round_to_nearest_even_and_saturate():
 
 
 def test_poison_codes_are_nan_codes_arithmetic_does_not_make():
-    assert mlacheck.poison_code("bf16") == 0x7FFF
-    assert mlacheck.poison_code("f16") == 0x7FFF
-    assert mlacheck.poison_code("f32") == 0x7FFFFFFF
+    # Signalling NaNs (quiet bit clear): every conversion and arithmetic operation writes quiet
+    # ones, NVIDIA's canonical 0x7FFF / 0x7FFFFFFF among them (docs/tolerance.md, Poison codes).
+    assert mlacheck.poison_code("bf16") == 0x7F9A
+    assert mlacheck.poison_code("f16") == 0x7CD2
+    assert mlacheck.poison_code("f32") == 0x7FA5A5A5
+    assert mlacheck.poison_code("bf16") & 0x40 == 0 and mlacheck.poison_code("f16") & 0x200 == 0
+    assert mlacheck.poison_code("f32") & 0x400000 == 0
+    assert np.isnan(np.array([mlacheck.poison_code("f32")], np.uint32).view(np.float32))[0]
     assert mlacheck.poison_code("fp8_e4m3fn") == 0x7F
     assert mlacheck.poison_code("fp8_e4m3fnuz") == 0x80
     for name in ("bf16", "f16"):

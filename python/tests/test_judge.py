@@ -37,7 +37,9 @@ def test_one_wrong_element_fails_naming_o_and_the_element(bf16_case):
     v = bf16_case.judge(mlacheck.Tensor(mlacheck.encode("bf16", values), "bf16"), lse)
     assert v.state == "FAILED" and v.is_failure
     assert v.reason.startswith("O: 1 of 5120 elements outside abs")
-    assert f"(worst element {(2 * 16 + 3) * 64 + 4})" in v.reason
+    # Row 2 is query token 2 of request 0 (q_lens 3, 2).
+    assert v.reason.endswith("(worst at request 0, query token 2, head 3, channel 4)")
+    assert v.tensors["O"].worst_element == "request 0, query token 2, head 3, channel 4"
     assert v.tensors["O"].mismatches == 1
     assert v.repro_command == f'mlacheck run --case "{bf16_case.repro}"'
     assert v.repro_command in v.describe()
@@ -48,8 +50,26 @@ def test_poisoned_elements_count_as_unwritten(bf16_case):
     o.codes[4, :, :] = mlacheck.poison_code("bf16")
     v = bf16_case.judge(o, lse)
     assert v.state == "FAILED"
-    assert v.reason.startswith("O: 1024 of 5120 elements unwritten")
-    assert v.tensors["O"].unwritten == 1024
+    assert v.reason == "O: 1024 of 5120 elements never written (first at request 1, query token 1, head 0, channel 0)"
+    assert v.tensors["O"].unwritten == 1024 and v.tensors["O"].nan_written == 0
+
+
+def test_nan_a_kernel_writes_is_nan_written_not_unwritten(bf16_case):
+    # NVIDIA's float-to-bf16 conversion writes every NaN as 0x7FFF (a Triton kernel's 0/0 on a
+    # padded row), the poison code before it became a signalling NaN: it read as "unwritten".
+    outputs = bf16_case.empty_outputs()
+    o, lse = exact_outputs(bf16_case)
+    outputs.o[...] = o.codes
+    outputs.lse[...] = lse
+    outputs.o[3:5] = 0x7FFF  # request 1's query tokens
+    v = bf16_case.judge(outputs)
+    assert v.state == "FAILED"
+    assert v.reason == (
+        "O: 2048 of 5120 elements are NaN written by the kernel (worst at request 1, query token 0, head 0, channel 0)"
+    )
+    t = v.tensors["O"]
+    assert (t.unwritten, t.nan_written, t.nonfinite, t.mismatches) == (0, 2048, 2048, 0)
+    assert v.columns["o_nan_written"] == "2048" and v.columns["o_unwritten"] == "0"
 
 
 def test_lse_is_compared_in_the_base_declared(bf16_case):
@@ -100,7 +120,7 @@ def test_staged_outputs_are_poisoned_and_guarded(bf16_case):
     assert (outputs.o == mlacheck.poison_code("bf16")).all()
     assert outputs.lse.dtype == np.float32 and np.isnan(outputs.lse).all()
     untouched = bf16_case.judge(outputs)
-    assert untouched.state == "FAILED" and untouched.reason.startswith("O: 5120 of 5120 elements unwritten")
+    assert untouched.state == "FAILED" and untouched.reason.startswith("O: 5120 of 5120 elements never written")
     assert untouched.canaries == "ok"
 
 
@@ -132,7 +152,7 @@ def test_unwritten_lse_rows_fail_unless_lse_is_not_checked(bf16_case):
     o, _ = exact_outputs(bf16_case)
     outputs.o[...] = o.codes
     v = bf16_case.judge(outputs)
-    assert v.state == "FAILED" and v.reason.startswith("LSE: 80 of 80 elements unwritten")
+    assert v.state == "FAILED" and v.reason.startswith("LSE: 80 of 80 elements never written")
     assert bf16_case.judge(outputs, check_lse=False).state == "PASSED"
 
 
@@ -172,7 +192,7 @@ def test_unwritten_masks_add_to_the_poison(bf16_case):
     mask = np.zeros(bf16_case.problem.o_shape, dtype=bool)
     mask[0, 0, :3] = True
     v = bf16_case.judge(o, lse, o_unwritten=mask, lse_unwritten=np.eye(5, 16, dtype=bool))
-    assert v.state == "FAILED" and v.reason.startswith("O: 3 of 5120 elements unwritten")
+    assert v.state == "FAILED" and v.reason.startswith("O: 3 of 5120 elements never written")
     assert v.tensors["O"].unwritten == 3 and v.tensors["LSE"].unwritten == 5
     with pytest.raises(TypeError, match=r"O unwritten mask: shape \[5, 16\], the problem needs \[5, 16, 64\]"):
         bf16_case.judge(o, o_unwritten=np.zeros((5, 16)))
@@ -196,3 +216,30 @@ def test_an_unknown_rounding_point_is_refused(bf16_case):
     o, lse = exact_outputs(bf16_case)
     with pytest.raises(ValueError, match="p_rounding 'fp8'"):
         bf16_case.judge(o, lse, p_rounding="fp8")
+
+
+def test_nan_a_torch_backend_computes_in_staged_outputs_is_nan_written(bf16_case, torch):
+    class ZeroOverZeroOnRequestOne:
+        """Writes the right O and LSE except request 1's O, divided by a zero weight sum."""
+
+        name = "zero-over-zero"
+        version = "1"
+        device = "cpu"
+
+        def supports(self, problem):
+            return None
+
+        def run(self, inputs, outputs):
+            o, lse = attend(inputs)
+            o_t = torch.from_numpy(o)
+            qo = inputs.qo_indptr.codes
+            rows = slice(int(qo[1]), int(qo[2]))
+            o_t[rows] = o_t[rows] * 0.0 / torch.zeros(())
+            outputs.o.copy_(o_t.to(torch.bfloat16))
+            outputs.lse.copy_(torch.from_numpy(lse).to(torch.float32))
+
+    v = mlacheck.check(bf16_case, ZeroOverZeroOnRequestOne())
+    assert v.state == "FAILED", v.describe()
+    assert v.reason.startswith("O: 2048 of 5120 elements are NaN written by the kernel")
+    assert v.tensors["O"].unwritten == 0 and v.tensors["O"].nan_written == 2048
+    assert v.tensors["O"].worst_element == "request 1, query token 0, head 0, channel 0"

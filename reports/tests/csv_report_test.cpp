@@ -54,6 +54,8 @@ void expect_same_row(const CaseResult& a, const CaseResult& b) {
     EXPECT_EQ(x.stats.mismatches, y.stats.mismatches);
     EXPECT_EQ(x.stats.nonfinite, y.stats.nonfinite);
     EXPECT_EQ(x.stats.unwritten, y.stats.unwritten);
+    EXPECT_EQ(x.stats.nan_written, y.stats.nan_written);
+    EXPECT_EQ(x.worst_element, y.worst_element);
     EXPECT_EQ(x.tol.rule, y.tol.rule);
     for (auto [u, v] : {std::pair{x.stats.max_abs_err, y.stats.max_abs_err}, {x.stats.max_rel_err, y.stats.max_rel_err},
                         {x.stats.rms_rel_err, y.stats.rms_rel_err}, {x.stats.cosine, y.stats.cosine},
@@ -109,13 +111,18 @@ TEST(CsvReport, HeaderIsTheDocumentedColumnList) {
   EXPECT_EQ(header.substr(0, 99),
             "id,op,repro,backend,backend_version,device,device_index,device_pci_bus_id,path,faults,state,reason,");
   EXPECT_NE(header.find(",reason,o_max_abs_err,o_max_rel_err,o_rms_rel_err,o_cosine,o_mismatches,"), std::string::npos);
-  EXPECT_NE(header.find(",v_tol_rule,canaries,num_splits,reference_ms,device_ms,wall_ms\n"), std::string::npos);
-  EXPECT_EQ(kReportColumnCount, 65u);
+  EXPECT_NE(header.find(",v_tol_rule,canaries,num_splits,reference_ms,device_ms,wall_ms,"), std::string::npos);
+  EXPECT_NE(header.find(",wall_ms,o_nan_written,o_worst_element,lse_nan_written,"), std::string::npos);
+  EXPECT_NE(header.find(",v_nan_written,v_worst_element\n"), std::string::npos);
+  EXPECT_EQ(kReportColumnCount, 73u);
   const std::string doc = slurp(MLACHECK_SOURCE_DIR "/docs/report-columns.md");
   ASSERT_FALSE(doc.empty());
   for (std::string_view c : kLeadingColumns) EXPECT_NE(doc.find("| `" + std::string(c) + "` |"), std::string::npos) << c;
   for (std::string_view c : kTrailingColumns) EXPECT_NE(doc.find("| `" + std::string(c) + "` |"), std::string::npos) << c;
   for (std::string_view m : kTensorMetrics) EXPECT_NE(doc.find("| `<t>_" + std::string(m) + "` |"), std::string::npos) << m;
+  for (std::string_view m : kAddedTensorMetrics) {
+    EXPECT_NE(doc.find("| `<t>_" + std::string(m) + "` |"), std::string::npos) << m;
+  }
 }
 
 TEST(CsvReport, EveryKindOfRowRoundTripsExactly) {
@@ -217,10 +224,10 @@ TEST(CsvReport, DamageIsReportedWithFileLineAndReason) {
   EXPECT_EQ(damaged(dir, [](std::string& t) { t.replace(t.find(",o_cosine,"), 10, ",o_cos,"); }),
             f + ":1: header has unknown column 'o_cos'");
   EXPECT_EQ(damaged(dir, [](std::string& t) { t.insert(nth_line(t, 3), "x,y,z\n"); }),
-            f + ":3: fewer fields than the 65 columns");
+            f + ":3: fewer fields than the 73 columns");
   EXPECT_EQ(damaged(dir, [](std::string& t) { t.replace(t.find(",FAILED,"), 8, ",FAIL,"); }),
             f + ":3: column 'state': 'FAIL' is not a result state (PASSED, FAILED, ERRORED, SKIPPED, MISTRUSTED, KNOWN_BUG)");
-  EXPECT_EQ(damaged(dir, [](std::string& t) { t.replace(t.rfind(",1.5\n"), 5, ",1.5x\n"); }),
+  EXPECT_EQ(damaged(dir, [](std::string& t) { t.replace(t.rfind(",1.5,"), 4, ",1.5x"); }),
             f + ":5: column 'wall_ms': '1.5x' is not a number");
   EXPECT_EQ(damaged(dir, [](std::string& t) { t.replace(t.find(",4096,"), 6, ",-1,"); }),
             f + ":2: column 'o_total': '-1' is not a number");
@@ -255,6 +262,38 @@ TEST(CsvReport, AReportWithoutTheLaterColumnsReadsThemAsNotApplying) {
     EXPECT_EQ(old.rows[i].device_pci_bus_id, "");
     EXPECT_EQ(old.rows[i].backend_version, "");
   }
+}
+
+TEST(CsvReport, AReportWithoutThePerTensorDiagnosisColumnsReadsAsNoNansAndNoElementNamed) {
+  // Written before <t>_nan_written and <t>_worst_element existed: base.csv is the same report with them.
+  const CsvReport old = read_csv_report(MLACHECK_SOURCE_DIR "/reports/tests/data/before-diagnosis-columns.csv");
+  const CsvReport now = read_csv_report(MLACHECK_SOURCE_DIR "/reports/tests/data/base.csv");
+  ASSERT_EQ(old.rows.size(), now.rows.size());
+  int named = 0;
+  for (std::size_t i = 0; i < old.rows.size(); ++i) {
+    ASSERT_EQ(old.rows[i].tensors.size(), now.rows[i].tensors.size()) << old.rows[i].id;
+    for (std::size_t t = 0; t < old.rows[i].tensors.size(); ++t) {
+      const ComparedTensor &was = old.rows[i].tensors[t], &is = now.rows[i].tensors[t];
+      EXPECT_EQ(was.stats.nonfinite, is.stats.nonfinite);
+      EXPECT_EQ(was.stats.rms_rel_err, is.stats.rms_rel_err);
+      EXPECT_EQ(was.stats.nan_written, 0u);
+      EXPECT_EQ(was.worst_element, "");
+      named += is.worst_element.empty() ? 0 : 1;
+    }
+  }
+  EXPECT_EQ(named, 2) << "base.csv names the worst O and LSE element of one row";
+}
+
+TEST(CsvReport, ADiagnosisCellWithoutItsTensorIsDamage) {
+  ScratchDir dir;
+  std::string text = slurp(MLACHECK_SOURCE_DIR "/reports/tests/data/base.csv");
+  // The kv_gather row: wall_ms 1.5, then o_ and lse_ (empty: it has no O or LSE), k_ and v_.
+  const std::string gather_tail = ",1.5,,,,,0,,0,\n";
+  ASSERT_NE(text.find(gather_tail), std::string::npos);
+  text.replace(text.find(gather_tail), gather_tail.size(), ",1.5,1,,,,0,,0,\n");
+  spit(dir.file("report.csv"), text);
+  EXPECT_EQ(error_of(dir.file("report.csv")),
+            dir.file("report.csv") + ":5: column 'o_nan_written': '1' is set while the o_ columns are empty");
 }
 
 TEST(CsvReport, AMissingColumnOtherThanTheLaterOnesIsDamage) {

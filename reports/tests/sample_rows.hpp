@@ -53,9 +53,14 @@ inline CaseResult mla_row(const std::string& id, ResultState state, int kv_len, 
     return row;
   }
   row.tensors = {tensor("O", o_err), tensor("LSE", o_err / 4)};
+  row.tensors[0].worst_element = "request 1, query token 2, head 5, channel 130";
   if (state == ResultState::failed) {
     row.tensors[0].stats.mismatches = 17;
-    row.reason = "O: 17 of 4096 elements outside tolerance";
+    row.tensors[0].stats.nonfinite = 3;
+    row.tensors[0].stats.nan_written = 2;
+    row.reason = "O: 2 of 4096 elements are NaN written by the kernel, 1 of 4096 elements Inf where the reference "
+                 "is finite, 17 of 4096 elements outside tolerance (worst at request 1, query token 2, head 5, "
+                 "channel 130)";
   }
   row.canaries = "ok";
   row.num_splits = 4;

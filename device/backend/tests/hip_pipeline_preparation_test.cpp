@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/poison_codes.hpp"
 #include "device/backend/decode_intermediates.hpp"
 #include "device/backend/mla_decode_pipeline.hpp"
 #include "device/backend/staged_mla_tensors.hpp"
@@ -65,10 +66,11 @@ TEST(HipPipelinePreparation, PaddedHeadsGetPaddedIntermediatesAllPoisoned) {
   EXPECT_EQ(set.find("q_padded")->bytes(), tokens * padded * 576 * 2);
   EXPECT_EQ(set.find("o_padded")->bytes(), tokens * padded * 512 * 2);
   EXPECT_EQ(set.find("lse_padded")->bytes(), tokens * padded * 4);
-  EXPECT_EQ(contents<std::uint32_t>(*set.find("kv_indices")), std::vector<std::uint32_t>(381, 0x7FFFFFFF));
-  EXPECT_EQ(contents<std::uint16_t>(*set.find("o_padded")), std::vector<std::uint16_t>(tokens * padded * 512, 0x7FFF));
+  EXPECT_EQ(contents<std::uint32_t>(*set.find("kv_indices")), std::vector<std::uint32_t>(381, kPoisonIndex));
+  const auto o_poison = static_cast<std::uint16_t>(poison_code(p.o_dtype));
+  EXPECT_EQ(contents<std::uint16_t>(*set.find("o_padded")), std::vector<std::uint16_t>(tokens * padded * 512, o_poison));
   EXPECT_EQ(contents<std::uint32_t>(*set.find("partial_lse")),
-            std::vector<std::uint32_t>(set.find("partial_lse")->bytes() / 4, 0x7FFFFFFF));
+            std::vector<std::uint32_t>(set.find("partial_lse")->bytes() / 4, kPoisonF32));
 }
 
 TEST(HipPipelinePreparation, SixteenHeadsWriteTheStagedOutputsDirectly) {

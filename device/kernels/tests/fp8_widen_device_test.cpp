@@ -2,7 +2,7 @@
 // decode kernels, on sm_89+ through the hardware e4m3fn conversion) against its host twin,
 // fp8_widen.hpp's widened_fp8_code, for every code of both e4m3 variants into both 16-bit MMA
 // types (code c at place c % 16 of its 16-code chunk): bit for bit, NaN only as
-// some NaN.
+// some NaN, and never as the poison code.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,6 +13,7 @@
 
 #include "core/dtype.hpp"
 #include "core/dtype_convert.hpp"
+#include "core/poison_codes.hpp"
 #include "device/kernels/fp8_widen.hpp"
 #include "device/kernels/tests/fp8_widen_kernels.hpp"
 #include "device/tests/requires_device.hpp"
@@ -40,6 +41,8 @@ void expect_device_widens_as_the_host(DType fp8, DType mma) {
     if (is_nan_code(mma, want)) {
       ++nans;
       EXPECT_TRUE(is_nan_code(mma, got[i])) << "code " << int{codes[i]} << " at " << i << ": got " << got[i];
+      // The device's NaN is a NaN it writes, never the poison of the type (core/poison_codes.hpp).
+      EXPECT_NE(got[i], poison_code(mma)) << "code " << int{codes[i]} << " widens to the " << to_string(mma) << " poison";
     } else {
       EXPECT_EQ(got[i], want) << "code " << int{codes[i]} << " at " << i;
     }

@@ -10,7 +10,7 @@
 namespace mlacheck::layout::test {
 
 // `where(index)` names an element. A still-poisoned element shows as the poison pattern
-// (0x7fff, 0x7fffffff, fp8 0x7f7f/0x8080 bytes): the kernel never wrote it.
+// (core/poison_codes.hpp; 0x7fffffff for indices): the kernel never wrote it.
 template <class T, class Where>
 testing::AssertionResult bitwise_equal(std::span<const T> expected, std::span<const T> actual, Where where) {
   if (expected.size() != actual.size()) {

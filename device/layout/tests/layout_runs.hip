@@ -24,16 +24,16 @@ class Stream {
   hipStream_t stream_ = nullptr;
 };
 
-// A NaN of the output type in every element: 16- and 32-bit from poison.hpp; fp8 outputs get a
-// pair of their own NaN codes (fn: 0x7F, fnuz: 0x80), so poisoned bytes never pass as values.
+// The output type's poison code (core/poison_codes.hpp) in every element, so poisoned elements
+// never pass as values; fp8 outputs get a pair of codes per 16-bit fill word.
 void poison(DeviceBuffer& buffer, DType t) {
   switch (storage_bytes(t)) {
     case 4:
-      return buffer.poison(kPoison32);
+      return buffer.poison(kPoisonF32);
     case 2:
-      return buffer.poison(kPoison16);
+      return buffer.poison(poison16(t));
     default:
-      return buffer.poison(static_cast<std::uint16_t>(t == DType::fp8_e4m3fn ? 0x7F7F : 0x8080));
+      return buffer.poison(static_cast<std::uint16_t>(poison_word(t)));
   }
 }
 
@@ -43,7 +43,7 @@ IndptrRun run_lengths_to_indptr(std::span<const std::int32_t> lengths, int unit)
   const Stream stream;
   const DeviceBuffer d_lengths = DeviceBuffer::from_host("lengths", lengths);
   DeviceBuffer d_indptr("indptr", (lengths.size() + 1) * sizeof(std::int32_t));
-  d_indptr.poison(kPoison32);
+  d_indptr.poison(kPoisonIndex);
   launch_lengths_to_indptr(d_lengths.as<std::int32_t>(), static_cast<int>(lengths.size()), d_indptr.as<std::int32_t>(),
                            stream.get(), unit);
   stream.synchronize();
@@ -57,8 +57,8 @@ ExpandRun run_expand_page_indices(const MlaDecodeProblem& p, const MlaDecodeInpu
   const DeviceBuffer d_lens = DeviceBuffer::from_host("kv_lens", std::span(kv_lens));
   DeviceBuffer d_indptr("kv_indptr", (kv_lens.size() + 1) * sizeof(std::int32_t));
   DeviceBuffer d_indices("kv_indices", static_cast<std::size_t>(kv_indptr(p).back()) * sizeof(std::int32_t));
-  d_indptr.poison(kPoison32);
-  d_indices.poison(kPoison32);
+  d_indptr.poison(kPoisonIndex);
+  d_indices.poison(kPoisonIndex);
   const PageIndexBuffers buffers{d_table.as<std::int32_t>(), in.block_table_stride, d_lens.as<std::int32_t>(),
                                  d_indptr.as<std::int32_t>(), d_indices.as<std::int32_t>()};
   launch_expand_page_indices(p, buffers, stream.get(), {}, form);

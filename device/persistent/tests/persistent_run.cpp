@@ -64,10 +64,10 @@ PersistentRun run_persistent(const MlaDecodeProblem& p, const MlaDecodeInputs& i
   DeviceBuffer partial_lse("partial_lse", ws.partial_lse_floats * sizeof(float));
   DeviceBuffer o("o_padded", rows * std::size_t(shape.lv) * storage_bytes(p.o_dtype));
   DeviceBuffer lse("lse_padded", rows * sizeof(float));
-  partial_o.poison(kPoison32);
-  partial_lse.poison(kPoison32);
-  o.poison(kPoison16);
-  lse.poison(kPoison32);
+  partial_o.poison(kPoisonF32);
+  partial_lse.poison(kPoisonF32);
+  o.poison(poison16(p.o_dtype));
+  lse.poison(kPoisonF32);
 
   PersistentArgs args;
   args.shape = shape;
@@ -92,8 +92,8 @@ PersistentRun run_persistent(const MlaDecodeProblem& p, const MlaDecodeInputs& i
   out.canaries =
       verify_canaries({&q, &kv, &kv_indices, &qo_indptr, &work_meta_data, &work_indptr, &work_info_set, &reduce_indptr,
                        &reduce_final_map, &reduce_partial_map, &partial_o, &partial_lse, &o, &lse});
-  out.o_unwritten = count_poisoned(std::span<const std::uint16_t>(o_codes));
-  out.lse_unwritten = count_poisoned(std::span<const float>(lse_padded));
+  out.o_unwritten = count_poisoned(std::span<const std::uint16_t>(o_codes), poison16(p.o_dtype));
+  out.lse_unwritten = count_poisoned(std::span<const float>(lse_padded), kPoisonF32);
   std::vector<float> o_padded(o_codes.size());
   std::transform(o_codes.begin(), o_codes.end(), o_padded.begin(),
                  [&](std::uint16_t c) { return decode(p.o_dtype, c); });

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "core/poison_codes.hpp"
 #include "device/staging/guarded_buffer.hpp"
 #include "device/staging/guarded_buffer_set.hpp"
 #include "device/staging/tests/staging_memory_param.hpp"
@@ -115,11 +116,11 @@ TEST_P(GuardedBufferIn, SetPoisonsOutputsIndicesAndScratchAndNamesBrokenGuards) 
   GuardedBuffer& ws1 = set.scratch("ws1", 3);
   const std::vector<std::int32_t> host{7, -1};
   GuardedBuffer& in = set.input("in", std::span<const std::int32_t>(host));
-  EXPECT_EQ(words<std::uint16_t>(out_bf16.download()), (std::vector<std::uint16_t>(3, 0x7FFF)));
+  EXPECT_EQ(words<std::uint16_t>(out_bf16.download()), (std::vector<std::uint16_t>(3, kPoisonBf16)));
   EXPECT_EQ(out_fnuz.download(), std::vector<std::byte>(3, std::byte{0x80}));
-  EXPECT_EQ(words<std::uint32_t>(idx.download()), (std::vector<std::uint32_t>(2, 0x7FFFFFFF)));
-  EXPECT_EQ(words<std::uint32_t>(ws4.download()), (std::vector<std::uint32_t>(2, 0x7FFFFFFF)));
-  EXPECT_EQ(words<std::uint16_t>(ws2.download()), (std::vector<std::uint16_t>(3, 0x7FFF)));
+  EXPECT_EQ(words<std::uint32_t>(idx.download()), (std::vector<std::uint32_t>(2, kPoisonIndex)));
+  EXPECT_EQ(words<std::uint32_t>(ws4.download()), (std::vector<std::uint32_t>(2, kPoisonIndex)));
+  EXPECT_EQ(words<std::uint16_t>(ws2.download()), (std::vector<std::uint16_t>(3, kPoisonBf16)));
   EXPECT_EQ(ws1.download(), std::vector<std::byte>(3, std::byte{0x7F}));
   EXPECT_EQ(words<std::int32_t>(in.download()), host);
   EXPECT_EQ(set.size(), 7u);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/poison_codes.hpp"
 #include "device/staging/tensor_codec.hpp"
 #include "device/staging/tests/staging_memory_param.hpp"
 #include "device/staging/tests/staging_test_support.hpp"
@@ -185,8 +186,9 @@ TEST_P(MlaDecodeStagingIn, PaddedRequestsGetTableRowsOfMinusOneAndZeroLengths) {
 TEST_P(MlaDecodeStagingIn, OutputsAndWorkspaceArePoisonedBeforeARun) {
   const MlaDecodeProblem p = uneven_problem();
   MlaDecodeStaging staging(p, make_inputs(p), memory(), 100);
-  EXPECT_EQ(as_vector<std::uint16_t>(staging.o().download()), std::vector<std::uint16_t>(6 * 8 * 64, 0x7FFF));
-  EXPECT_EQ(as_vector<std::uint32_t>(staging.lse().download()), std::vector<std::uint32_t>(6 * 8, 0x7FFFFFFF));
+  const auto o_poison = static_cast<std::uint16_t>(poison_code(p.o_dtype));
+  EXPECT_EQ(as_vector<std::uint16_t>(staging.o().download()), std::vector<std::uint16_t>(6 * 8 * 64, o_poison));
+  EXPECT_EQ(as_vector<std::uint32_t>(staging.lse().download()), std::vector<std::uint32_t>(6 * 8, kPoisonF32));
   ASSERT_NE(staging.workspace(), nullptr);
   EXPECT_EQ(staging.abi_tensors().workspace, staging.workspace()->data());
   EXPECT_EQ(staging.abi_tensors().workspace_bytes, 100u);
@@ -261,7 +263,7 @@ TEST_P(MlaDecodeStagingIn, ABase2LseIsConvertedToNaturalLog) {
     EXPECT_EQ(converted.lse_unwritten[i], 0) << i;
   }
   EXPECT_EQ(converted.lse_unwritten.back(), 1);
-  EXPECT_EQ(std::bit_cast<std::uint32_t>(converted.out.lse.back()), 0x7FFFFFFFu) << "the poison is left as it was";
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(converted.out.lse.back()), kPoisonF32) << "the poison is left as it was";
 }
 
 // A pool whose requests' blocks start at first_block (issue 13 item 2, small here): the whole pool

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <utility>
 #include <vector>
 
 namespace mlacheck {
@@ -43,6 +44,22 @@ TEST(TensorCodec, ThePoisonWordDecodesAsAnUnwrittenNan) {
       EXPECT_EQ(back.unwritten[i], 1) << to_string(t);
       EXPECT_TRUE(std::isnan(back.values[i])) << to_string(t);
     }
+  }
+}
+
+TEST(TensorCodec, NansAKernelWritesDecodeAsWrittenNans) {
+  // NVIDIA's canonical NaNs (cvt.rn.bf16.f32 / cvt.rn.f16.f32 write 0x7FFF, its arithmetic
+  // 0x7FFFFFFF), AMD's and PyTorch's: a kernel's 0/0 is a NaN it wrote, never "unwritten".
+  const std::vector<std::pair<DType, std::uint32_t>> written = {
+      {DType::bf16, 0x7FFF}, {DType::bf16, 0x7FC0}, {DType::bf16, 0xFFC0}, {DType::f16, 0x7FFF},
+      {DType::f16, 0x7E00},  {DType::f16, 0xFE00},  {DType::f32, 0x7FFFFFFF}, {DType::f32, 0x7FC00000},
+      {DType::f32, 0xFFC00000}};
+  for (const auto& [t, code] : written) {
+    std::vector<std::byte> bytes(storage_bytes(t));
+    std::memcpy(bytes.data(), &code, bytes.size());
+    const DecodedTensor back = decode_tensor(t, bytes);
+    EXPECT_TRUE(std::isnan(back.values[0])) << to_string(t) << " " << std::hex << code;
+    EXPECT_EQ(back.unwritten[0], 0) << to_string(t) << " " << std::hex << code;
   }
 }
 
