@@ -75,7 +75,7 @@ namespace {
 
 // Rows of a request whose statistics are one part of MlaErrorScales: a fixed size, so the parts
 // and the order they are merged in do not depend on the thread count.
-constexpr int kStatisticsRowBlock = 16;
+constexpr int kStatisticsRowBlock = 8;
 
 // One thread's arrays, reused across the requests it computes to keep allocations out of the loop.
 struct RequestWorkspace {
@@ -160,8 +160,8 @@ MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const M
     }
     if (scales != nullptr) {
       ws.prod2.noalias() = q.cwiseAbs2() * k.cwiseAbs2().transpose();
-      OracleRequest request{q, k, ws.scores, ws.prod2, s, row_sum, row_max, o.data(), std::move(visible_of_row), {}, {}, {}};
-      prepare_request_norms(lv, request);
+      OracleRequest request{q, k, ws.scores, ws.prod2, s, row_sum, row_max, o.data(), std::move(visible_of_row), {}, {}, {}, {}};
+      prepare_request_views(lv, request);
       MlaErrorScales& part = request_scales[static_cast<std::size_t>(b)];
       add_request_error_scales(request, part);
       const int blocks = (rows + kStatisticsRowBlock - 1) / kStatisticsRowBlock;

@@ -39,51 +39,16 @@ void bucket_codes(const double* e_row, std::span<const std::uint32_t> nonzero, s
   }
 }
 
-// Row r's P rounding weights per rounding bucket of one dtype (MlaErrorScales::p_bucketed): a
-// kernel rounds each weight once, so the tokens whose weights round to one value share nearly one
-// error and add up coherently -- a bucket G is one term max(||sum_G p_j v_j||^2, sum_G p_j^2
-// ||v_j||^2). `top` (the row's largest weight, exactly 1 in a declared kernel) is left out of the
-// below-max sums. Buckets are walked in code order and each bucket's tokens in token order, the
-// row's top token added last.
-void add_bucketed_weights(const OracleRequest& x, int lv, Eigen::Index top, RowStatisticsScratch& s,
-                          MlaErrorScales::PWeights& out) {
-  const auto v = x.k.leftCols(lv);
+// Row r's tokens of nonzero weight grouped by rounding bucket of one dtype (the codes and their
+// order in s), collected for the bucketed P rounding weights (MlaErrorScales::p_bucketed): a kernel
+// rounds each weight once, so the tokens whose weights round to one value share nearly one error
+// and add up coherently. Buckets are collected in code order, each bucket's tokens in token order.
+void collect_buckets(int kind, Eigen::Index top, RowStatisticsScratch& s) {
   const std::size_t n = s.order.size();
-  for (std::size_t a = 0; a < n;) {
-    const std::uint16_t code = s.codes[s.order[a]];
-    std::size_t b = a + 1;
-    while (b < n && s.codes[s.order[b]] == code) ++b;
-    double independent = 0.0, independent_below = 0.0;
-    bool holds_top = false;
-    for (std::size_t i = a; i < b; ++i) {
-      const Eigen::Index j = s.nonzero[s.order[i]];
-      independent += s.w[j];
-      if (j != top) independent_below += s.w[j];
-      holds_top = holds_top || j == top;
-    }
-    // A bucket of one token is its own independent term; only larger ones need the vector sum.
-    double coherent = 0.0, coherent_below = 0.0;
-    if (b - a > 1) {
-      s.sum.setZero();
-      for (std::size_t i = a; i < b; ++i) {
-        const Eigen::Index j = s.nonzero[s.order[i]];
-        if (j != top) s.sum += s.p[j] * v.row(j);
-      }
-      coherent_below = s.sum.squaredNorm();
-      if (holds_top) {
-        s.sum += s.p[top] * v.row(top);
-        coherent = s.sum.squaredNorm();
-      } else {
-        coherent = coherent_below;
-      }
-    }
-    const double w = std::max(coherent, independent);
-    const double w_below = std::max(coherent_below, independent_below);
-    out.all += w;
-    out.all_sq += w * w;
-    out.below_max += w_below;
-    out.below_max_sq += w_below * w_below;
-    a = b;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i == 0 || s.codes[s.order[i]] != s.codes[s.order[i - 1]]) s.buckets.open(kind);
+    const std::uint32_t j = s.nonzero[s.order[i]];
+    s.buckets.add(j, s.p[j], s.w[j], j == top);
   }
 }
 
@@ -164,19 +129,20 @@ bool add_row(const MlaDecodeProblem& p, const OracleRequest& x, Eigen::Index r, 
   }
   bucket_codes<Bf16Format>(e_row, s.nonzero, s.codes);
   stable_order_by_code(s.codes, s.order, s.sort);
-  add_bucketed_weights(x, lv, top, s, sc.p_bucketed[MlaErrorScales::kPBucketBf16]);
+  collect_buckets(MlaErrorScales::kPBucketBf16, top, s);
   bucket_codes<F16Format>(e_row, s.nonzero, s.codes);
   stable_order_by_code(s.codes, s.order, s.sort);
-  add_bucketed_weights(x, lv, top, s, sc.p_bucketed[MlaErrorScales::kPBucketF16]);
+  collect_buckets(MlaErrorScales::kPBucketF16, top, s);
   return visible == 1;
 }
 
 }  // namespace
 
-void prepare_request_norms(int lv, OracleRequest& r) {
+void prepare_request_views(int lv, OracleRequest& r) {
   r.q_norm = r.q.rowwise().norm();
   r.k_norm = r.k.rowwise().norm();
   r.v_norm = r.k.leftCols(lv).rowwise().norm();
+  r.values.assign(r.k.leftCols(lv));
 }
 
 void add_request_error_scales(const OracleRequest& r, MlaErrorScales& sc) {
@@ -187,7 +153,7 @@ void add_request_error_scales(const OracleRequest& r, MlaErrorScales& sc) {
 void add_row_error_scales(const MlaDecodeProblem& p, const OracleRequest& x, int row_begin, int row_end,
                           RowStatisticsScratch& scratch, MlaErrorScales& sc) {
   const int lv = p.kv_lora_rank;
-  scratch.sum.resize(lv);
+  scratch.buckets.clear();
   for (int r = row_begin; r < row_end; ++r) {
     // Rows of one weighted token: O = v * kv_scale, which a kernel's fp32 gets exactly as the
     // oracle's float does, so their elements cannot flip however near a boundary they sit.
@@ -203,6 +169,8 @@ void add_row_error_scales(const MlaDecodeProblem& p, const OracleRequest& x, int
     if (lv > 0) sc.o_max_sq = std::max(sc.o_max_sq, o.square().maxCoeff());
     sc.o_elements += lv;
   }
+  scratch.buckets.measure_coherent(x.values);
+  scratch.buckets.add_terms(sc);
 }
 
 }  // namespace mlacheck

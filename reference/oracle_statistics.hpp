@@ -9,6 +9,7 @@
 #include "core/mla_problem.hpp"
 #include "core/tolerance.hpp"
 #include "reference/bucket_grouping.hpp"
+#include "reference/coherent_bucket_sums.hpp"
 
 namespace mlacheck {
 
@@ -27,10 +28,11 @@ struct OracleRequest {
   const double* o;                 // rows x Lv, row-major: the normalised outputs
   std::vector<int> visible;        // per row: the tokens it sees (a prefix of the columns)
   Eigen::VectorXd q_norm, k_norm, v_norm;  // per row, per token, per token
+  ValueChunks values;                      // V a few channels at a time, for the coherent sums
 };
 
-// Fills the per-row and per-token norms of r from its matrices.
-void prepare_request_norms(int lv, OracleRequest& r);
+// Fills the norms and the value chunks of r from its matrices.
+void prepare_request_views(int lv, OracleRequest& r);
 
 // Reused per thread, so that row after row allocates nothing once grown.
 struct RowStatisticsScratch {
@@ -39,14 +41,14 @@ struct RowStatisticsScratch {
   std::vector<std::uint16_t> codes;    // their weights' bucket codes
   std::vector<std::uint32_t> order;    // positions into nonzero, sorted by code then token
   CodeSortScratch sort;
-  Eigen::RowVectorXd sum;
+  BlockBuckets buckets;                // the block's rounding buckets
 };
 
 // The request-wide part: the largest |q| and |cache value| read.
 void add_request_error_scales(const OracleRequest& r, MlaErrorScales& sc);
 
 // Rows [row_begin, row_end) of the request: weights, rounding buckets, scores, running maxima
-// and their outputs' rounding.
+// and their outputs' rounding. Each row's bucketed terms are added after the block's other sums.
 void add_row_error_scales(const MlaDecodeProblem& p, const OracleRequest& r, int row_begin, int row_end,
                           RowStatisticsScratch& scratch, MlaErrorScales& sc);
 
