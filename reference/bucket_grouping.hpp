@@ -19,8 +19,8 @@ struct CodeSortScratch {
 };
 
 // order receives 0..codes.size()-1 sorted by codes[i], equal codes in ascending i (a stable
-// counting sort: one pass when the codes span at most a few thousand values, else two 8-bit
-// passes of an LSD radix sort).
+// counting sort: one pass over the codes' range when it spans at most max(512, n) values, else
+// two 8-bit passes of an LSD radix sort).
 void stable_order_by_code(std::span<const std::uint16_t> codes, std::vector<std::uint32_t>& order,
                           CodeSortScratch& scratch);
 
