@@ -32,15 +32,15 @@ void stable_order_by_code(std::span<const std::uint16_t> codes, std::vector<std:
   // it is taken where its bins cost no more than the tokens or the two passes' bins.
   constexpr std::size_t kRadixBins = 256;
   if (span <= std::max(2 * kRadixBins, n)) {
-    counting_pass(codes, scratch.buffer, order, span, [lo](std::uint16_t c) { return std::size_t{c} - lo; },
-                  scratch.counts);
+    counting_pass(
+        codes, scratch.buffer, order, span, [lo](std::uint16_t c) { return std::size_t{c} - lo; }, scratch.counts);
     return;
   }
   // Least significant byte first: the second pass is stable, so ties keep the first pass's order.
-  counting_pass(codes, scratch.buffer, order, kRadixBins, [](std::uint16_t c) { return std::size_t{c} & 0xFFu; },
-                scratch.counts);
-  counting_pass(codes, order, scratch.buffer, kRadixBins, [](std::uint16_t c) { return std::size_t{c} >> 8; },
-                scratch.counts);
+  counting_pass(
+      codes, scratch.buffer, order, kRadixBins, [](std::uint16_t c) { return std::size_t{c} & 0xFFu; }, scratch.counts);
+  counting_pass(
+      codes, order, scratch.buffer, kRadixBins, [](std::uint16_t c) { return std::size_t{c} >> 8; }, scratch.counts);
   order.swap(scratch.buffer);
 }
 

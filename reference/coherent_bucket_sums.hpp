@@ -36,8 +36,9 @@ struct ValueChunks {
     }
   }
   const double* at(int chunk, Eigen::Index token) const {
-    return values.data() + (static_cast<std::size_t>(chunk) * static_cast<std::size_t>(tokens) +
-                            static_cast<std::size_t>(token)) * kWidth;
+    return values.data() +
+           (static_cast<std::size_t>(chunk) * static_cast<std::size_t>(tokens) + static_cast<std::size_t>(token)) *
+               kWidth;
   }
 };
 

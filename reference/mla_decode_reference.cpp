@@ -160,7 +160,8 @@ MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const M
     }
     if (scales != nullptr) {
       ws.prod2.noalias() = q.cwiseAbs2() * k.cwiseAbs2().transpose();
-      OracleRequest request{q, k, ws.scores, ws.prod2, s, row_sum, row_max, o.data(), std::move(visible_of_row), {}, {}, {}, {}};
+      OracleRequest request{q, k, ws.scores, ws.prod2, s, row_sum, row_max,
+                            o.data(), std::move(visible_of_row), {}, {}, {}, {}};
       prepare_request_views(lv, request);
       MlaErrorScales& part = request_scales[static_cast<std::size_t>(b)];
       add_request_error_scales(request, part);

@@ -108,7 +108,8 @@ bool add_row(const MlaDecodeProblem& p, const OracleRequest& x, Eigen::Index r, 
   sc.p_weight_below_max += sum_without(s.w, n, top);
   sc.p_weight_sq_below_max += sum_without(s.w.square(), n, top);
   sc.p_floor_weight += nonzero.select(v2, 0.0).sum() / (l * l);
-  sc.max_score_magnitude = std::max(sc.max_score_magnitude, p.scale * x.q_norm(r) * nonzero.select(x.k_norm.head(n).array(), 0.0).maxCoeff());
+  const double k_norm_max = nonzero.select(x.k_norm.head(n).array(), 0.0).maxCoeff();
+  sc.max_score_magnitude = std::max(sc.max_score_magnitude, p.scale * x.q_norm(r) * k_norm_max);
   sc.score_weight += (p2 * b2 * spread2).sum();
   sc.exp_weight += (p2 * spread2).sum();
   sc.lse_score_rms = std::max(sc.lse_score_rms, std::sqrt((p2 * b2).sum()));

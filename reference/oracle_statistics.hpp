@@ -18,15 +18,15 @@ using OracleMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen
 // One request as the oracle left it. Rows are (query token, head), token-major; columns are the
 // request's cached tokens in position order.
 struct OracleRequest {
-  const OracleMatrix& q;       // rows x Lk, dequantised
-  const OracleMatrix& k;       // tokens x Lk, dequantised; values are the first Lv columns
-  const OracleMatrix& scores;  // rows x tokens: s = scale q k^T, before the softmax
-  const OracleMatrix& prod2;   // rows x tokens: sum_c q_rc^2 k_jc^2
-  const OracleMatrix& e;       // rows x tokens: exp(s - m), 0 where masked
-  const Eigen::VectorXd& row_sum;  // l, 0 for a row that sees no token
-  const Eigen::VectorXd& row_max;  // m
-  const double* o;                 // rows x Lv, row-major: the normalised outputs
-  std::vector<int> visible;        // per row: the tokens it sees (a prefix of the columns)
+  const OracleMatrix& q;                   // rows x Lk, dequantised
+  const OracleMatrix& k;                   // tokens x Lk, dequantised; values are the first Lv columns
+  const OracleMatrix& scores;              // rows x tokens: s = scale q k^T, before the softmax
+  const OracleMatrix& prod2;               // rows x tokens: sum_c q_rc^2 k_jc^2
+  const OracleMatrix& e;                   // rows x tokens: exp(s - m), 0 where masked
+  const Eigen::VectorXd& row_sum;          // l, 0 for a row that sees no token
+  const Eigen::VectorXd& row_max;          // m
+  const double* o;                         // rows x Lv, row-major: the normalised outputs
+  std::vector<int> visible;                // per row: the tokens it sees (a prefix of the columns)
   Eigen::VectorXd q_norm, k_norm, v_norm;  // per row, per token, per token
   ValueChunks values;                      // V a few channels at a time, for the coherent sums
 };
@@ -41,7 +41,7 @@ struct RowStatisticsScratch {
   std::vector<std::uint16_t> codes;    // their weights' bucket codes
   std::vector<std::uint32_t> order;    // positions into nonzero, sorted by code then token
   CodeSortScratch sort;
-  BlockBuckets buckets;                // the block's rounding buckets
+  BlockBuckets buckets;  // the block's rounding buckets
 };
 
 // The request-wide part: the largest |q| and |cache value| read.

@@ -67,7 +67,9 @@ TEST(BucketGrouping, KeepsTokenOrderWithinAdversarialTies) {
   for (std::size_t i = 0; i < descending.size(); ++i) descending[i] = static_cast<std::uint16_t>(0x3F80 - i / 7);
   expect_sort_order(descending, "descending runs");
   std::vector<std::uint16_t> interleaved;
-  for (int i = 0; i < 4000; ++i) interleaved.push_back(static_cast<std::uint16_t>(i % 2 == 0 ? 0x3F00 + (i / 100) : 0x0100 + (i % 5)));
+  for (int i = 0; i < 4000; ++i) {
+    interleaved.push_back(static_cast<std::uint16_t>(i % 2 == 0 ? 0x3F00 + (i / 100) : 0x0100 + (i % 5)));
+  }
   expect_sort_order(interleaved, "interleaved runs");
   std::vector<std::uint16_t> sparse;
   for (int i = 0; i < 40; ++i) sparse.push_back(static_cast<std::uint16_t>((i * 40503u) & 0xFFFFu));
