@@ -10,13 +10,16 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "reference/error_scales_merge.hpp"
+#include "reference/oracle_statistics.hpp"
 #include "reference/page_indices.hpp"
+#include "reference/parallel_for.hpp"
 
 namespace mlacheck {
 
 namespace {
 
-using MatrixRM = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using MatrixRM = OracleMatrix;
 using FloatRowsMap = Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
 using FloatRowMap = Eigen::Map<const Eigen::RowVectorXf>;
 
@@ -39,181 +42,6 @@ void round_like_kernel_p(Block&& e, DType t) {
   for (Eigen::Index r = 0; r < e.rows(); ++r) {
     for (Eigen::Index c = 0; c < e.cols(); ++c) e(r, c) = round_to(t, static_cast<float>(e(r, c)));
   }
-}
-
-// Where x lies against t's rounding boundaries (the midpoints between neighbouring values of t), for
-// MlaErrorScales::o_near_boundary_sq: t's spacing around x (normal binades and the subnormal range)
-// and whether x lies within 2^-(4k+4) of it from a boundary. Zeros and f32 outputs are left out.
-void add_boundary_distance(DType t, double x, MlaErrorScales& sc) {
-  if (t == DType::f32 || x == 0.0 || !std::isfinite(x)) return;
-  int min_exponent = -126;  // the smallest normal's
-  if (t == DType::f16) min_exponent = -14;
-  if (t == DType::fp8_e4m3fn) min_exponent = -6;
-  if (t == DType::fp8_e4m3fnuz) min_exponent = -7;
-  const double ulp = std::ldexp(2.0 * unit_roundoff(t), std::max(std::ilogb(x), min_exponent));
-  const double in_ulps = std::abs(x) / ulp;  // values at whole numbers, boundaries at halves
-  const double distance = std::abs(in_ulps - std::floor(in_ulps) - 0.5);
-  sc.o_ulp_sq += ulp * ulp;
-  for (int k = 0; k < MlaErrorScales::kBoundaryLevels; ++k) {
-    if (distance < std::ldexp(1.0, -(4 * k + 4))) sc.o_near_boundary_sq[k] += ulp * ulp;
-  }
-}
-
-// Row r's P rounding weights: per token (MlaErrorScales::p_weight and the rest), and per rounding
-// bucket of bf16 and f16 (p_bucketed): a kernel rounds each weight once, so the tokens whose weights
-// round to one value share nearly one error and add up coherently -- a bucket G is one term
-// max(||sum_G p_j v_j||^2, sum_G p_j^2 ||v_j||^2). `top` (the row's largest
-// weight, exactly 1 in a declared kernel) is left out of the below-max sums.
-template <class EMat, class VMat>
-void add_p_rounding_weights(const EMat& e, Eigen::Index r, double l, const VMat& v, const Eigen::VectorXd& v_norm,
-                            Eigen::Index top, MlaErrorScales& sc) {
-  struct Token {
-    float bucket;    // the weight rounded to the bucket's dtype
-    Eigen::Index j;  // the token
-    double p;        // its weight p_j
-    double w;        // p_j^2 ||v_j||^2
-  };
-  std::vector<Token> tokens;
-  for (Eigen::Index j = 0; j < e.cols(); ++j) {
-    const double pj = e(r, j) / l;
-    if (pj == 0.0) continue;
-    const double w = pj * pj * v_norm(j) * v_norm(j);
-    tokens.push_back({0.0f, j, pj, w});
-    sc.p_weight += w;
-    sc.p_weight_sq += w * w;
-    if (j != top) {
-      sc.p_weight_below_max += w;
-      sc.p_weight_sq_below_max += w * w;
-    }
-  }
-  Eigen::RowVectorXd sum(v.cols());
-  const std::pair<int, DType> kinds[] = {{MlaErrorScales::kPBucketBf16, DType::bf16},
-                                         {MlaErrorScales::kPBucketF16, DType::f16}};
-  for (auto [index, dtype] : kinds) {
-    // Each weight rounded once, then sorted by (bucket, token): the sums run in token order.
-    for (Token& t : tokens) t.bucket = round_to(dtype, static_cast<float>(e(r, t.j)));
-    std::sort(tokens.begin(), tokens.end(),
-              [](const Token& a, const Token& b) { return a.bucket != b.bucket ? a.bucket < b.bucket : a.j < b.j; });
-    MlaErrorScales::PWeights& out = sc.p_bucketed[index];
-    for (std::size_t a = 0; a < tokens.size();) {
-      std::size_t b = a + 1;
-      while (b < tokens.size() && tokens[b].bucket == tokens[a].bucket) ++b;
-      double independent = 0.0, independent_below = 0.0;
-      const Token* top_token = nullptr;  // the row's top token, where this bucket holds it
-      for (std::size_t i = a; i < b; ++i) {
-        independent += tokens[i].w;
-        if (tokens[i].j != top) independent_below += tokens[i].w;
-        if (tokens[i].j == top) top_token = &tokens[i];
-      }
-      // A bucket of one token is its own independent term; only larger ones need the vector sum.
-      double coherent = 0.0, coherent_below = 0.0;
-      if (b - a > 1) {
-        sum.setZero();
-        for (std::size_t i = a; i < b; ++i) {
-          if (tokens[i].j != top) sum += tokens[i].p * v.row(tokens[i].j);
-        }
-        coherent_below = sum.squaredNorm();
-        if (top_token != nullptr) {
-          sum += top_token->p * v.row(top);
-          coherent = sum.squaredNorm();
-        } else {
-          coherent = coherent_below;
-        }
-      }
-      const double w = std::max(coherent, independent);
-      const double w_below = std::max(coherent_below, independent_below);
-      out.all += w;
-      out.all_sq += w * w;
-      out.below_max += w_below;
-      out.below_max_sq += w_below * w_below;
-      a = b;
-    }
-  }
-}
-
-// One request's contribution to MlaErrorScales: e holds the rows' weights exp(s - m) (zero where
-// masked), row_sum their sums, o the normalised output rows.
-// prod2 holds sum_c q_rc^2 k_jc^2 for every pair.
-template <class EMat, class OMat>
-void add_error_scales(const MlaDecodeProblem& p, const MatrixRM& q, const MatrixRM& k, const MatrixRM& prod2,
-                      const EMat& e, const Eigen::VectorXd& row_sum, const Eigen::VectorXd& row_max, const OMat& o,
-                      MlaErrorScales& sc) {
-  const int lv = p.kv_lora_rank;
-  const double scale2 = p.scale * p.scale;
-  const Eigen::VectorXd q_norm = q.rowwise().norm();
-  const Eigen::VectorXd k_norm = k.rowwise().norm();
-  const Eigen::VectorXd v_norm = k.leftCols(lv).rowwise().norm();
-  sc.max_abs_q = std::max(sc.max_abs_q, q.cwiseAbs().maxCoeff());
-  if (k.size() > 0) sc.max_abs_kv = std::max(sc.max_abs_kv, k.cwiseAbs().maxCoeff());
-  // Rows of one weighted token: O = v * kv_scale, which a kernel's fp32 gets exactly as the oracle's
-  // float does, so their elements cannot flip however near a boundary they sit.
-  std::vector<char> single_token(static_cast<std::size_t>(e.rows()), 0);
-  for (Eigen::Index r = 0; r < e.rows(); ++r) {
-    // A row that sees no token (a padded request) is the exact identity, O 0 and LSE -inf: no
-    // rounding reaches it, and its 0/0 weights and -inf max must not reach the scales.
-    if (!(row_sum(r) > 0.0)) continue;
-    const double a_row = p.scale * q_norm(r);
-    sc.max_abs_row_max = std::max(sc.max_abs_row_max, std::abs(row_max(r)));
-    const double o_norm = o.row(r).norm();
-    const double l = row_sum(r);
-    double p2b2 = 0.0, pb = 0.0, p2 = 0.0, walk = o_norm * o_norm;
-    int visible = 0;
-    Eigen::Index top = 0;  // the row's largest-score token: weight exp(0) = 1 before normalising
-    for (Eigen::Index j = 1; j < e.cols(); ++j) top = e(r, j) > e(r, top) ? j : top;
-    for (Eigen::Index j = 0; j < e.cols(); ++j) {
-      const double pj = e(r, j) / l;
-      if (pj == 0.0) continue;
-      const double score = row_max(r) + std::log(e(r, j));
-      const double b = std::sqrt(scale2 * prod2(r, j) + score * score);
-      sc.max_score_magnitude = std::max(sc.max_score_magnitude, a_row * k_norm(j));
-      const double spread = v_norm(j) + o_norm;
-      const double w = pj * pj * v_norm(j) * v_norm(j);
-      p2b2 += pj * pj * b * b;
-      pb += pj * b;
-      p2 += pj * pj;
-      sc.p_floor_weight += v_norm(j) * v_norm(j) / (l * l);
-      walk += w;
-      ++visible;
-      sc.score_weight += pj * pj * b * b * spread * spread;
-      sc.exp_weight += pj * pj * spread * spread;
-    }
-    add_p_rounding_weights(e, r, l, k.leftCols(lv), v_norm, top, sc);
-    int rises_forward = 0, rises_backward = 0;
-    double best = 0.0;
-    for (Eigen::Index j = 0; j < e.cols(); ++j) {
-      if (e(r, j) > best) ++rises_forward;
-      best = std::max(best, e(r, j));
-    }
-    best = 0.0;
-    for (Eigen::Index j = e.cols(); j-- > 0;) {
-      if (e(r, j) > best) ++rises_backward;
-      best = std::max(best, e(r, j));
-    }
-    sc.max_running_max_rises =
-        std::max(sc.max_running_max_rises, static_cast<double>(std::max(rises_forward, rises_backward)));
-    single_token[static_cast<std::size_t>(r)] = visible == 1 ? 1 : 0;
-    double len_power = 1.0;
-    for (int power = 0; power < 3; ++power) {
-      sc.walk_by_len[power] += len_power * walk;
-      sc.o_sq_by_len[power] += len_power * o_norm * o_norm;
-      len_power *= visible;
-    }
-    sc.lse_score_rms = std::max(sc.lse_score_rms, std::sqrt(p2b2));
-    sc.lse_score_mean = std::max(sc.lse_score_mean, pb);
-    sc.p_concentration = std::max(sc.p_concentration, std::sqrt(p2));
-  }
-  for (Eigen::Index i = 0; i < o.rows(); ++i) {
-    for (Eigen::Index c = 0; c < o.cols(); ++c) {
-      const double rounded = round_to(p.o_dtype, static_cast<float>(o(i, c)));
-      sc.o_round_sq += (rounded - o(i, c)) * (rounded - o(i, c));
-      if (single_token[static_cast<std::size_t>(i)] == 0) add_boundary_distance(p.o_dtype, o(i, c), sc);
-    }
-  }
-  const auto sq = o.array().square();
-  sc.o_sq += sq.sum();
-  sc.o_quad += sq.square().sum();
-  if (o.size() > 0) sc.o_max_sq = std::max(sc.o_max_sq, sq.maxCoeff());
-  sc.o_elements += static_cast<double>(o.size());
 }
 
 void expect_size(std::size_t actual, std::size_t expected, const std::string& what) {
@@ -243,8 +71,23 @@ MlaDecodeOutputs<double> faithful_oracle(const MlaDecodeProblem& p, const MlaTol
   return exact;
 }
 
+namespace {
+
+// Rows of a request whose statistics are one part of MlaErrorScales: a fixed size, so the parts
+// and the order they are merged in do not depend on the thread count.
+constexpr int kStatisticsRowBlock = 8;
+
+// One thread's arrays, reused across the requests it computes to keep allocations out of the loop.
+struct RequestWorkspace {
+  MatrixRM k, s, scores, prod2;
+  Eigen::VectorXd row_max, row_sum;
+  RowStatisticsScratch rows;
+};
+
+}  // namespace
+
 MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const MlaDecodeInputs& in, PRounding rounding,
-                                              MlaErrorScales* scales) {
+                                              MlaErrorScales* scales, int threads) {
   if (scales != nullptr) *scales = MlaErrorScales{};
   check_mla_inputs(p, in);
   const PageIndices pages = expand_page_indices(p, in);
@@ -253,14 +96,26 @@ MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const M
   const int lv = p.kv_lora_rank;
   const std::vector<int> qo = qo_indptr(p);
   const auto tokens = static_cast<std::size_t>(qo.back());
+  const int requests = batch(p);
 
   MlaDecodeOutputs<double> out;
   out.o.resize(tokens * static_cast<std::size_t>(h) * static_cast<std::size_t>(lv));
   out.lse.resize(tokens * static_cast<std::size_t>(h));
 
-  MatrixRM k, s, prod2;  // reused across requests to keep allocations out of the loop
-  Eigen::VectorXd row_max, row_sum;
-  for (int b = 0; b < batch(p); ++b) {
+  // Enough requests keep every thread busy on whole requests; otherwise each request's statistics
+  // rows are spread over the threads (its matrix products stay on the calling thread).
+  threads = std::max(1, threads);
+  const bool across_requests = threads > 1 && requests >= threads;
+  const int row_threads = across_requests ? 1 : threads;
+  std::vector<RequestWorkspace> workspaces(static_cast<std::size_t>(across_requests ? threads : row_threads));
+  std::vector<MlaErrorScales> request_scales(scales != nullptr ? static_cast<std::size_t>(requests) : 0);
+
+  const auto run_request = [&](int b, int worker) {
+    RequestWorkspace& ws = workspaces[static_cast<std::size_t>(across_requests ? worker : 0)];
+    MatrixRM& k = ws.k;
+    MatrixRM& s = ws.s;
+    Eigen::VectorXd& row_max = ws.row_max;
+    Eigen::VectorXd& row_sum = ws.row_sum;
     const int kv = p.kv_lens[b];
     const int q_len = p.q_lens[b];
     const int rows = q_len * h;
@@ -274,11 +129,14 @@ MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const M
                        static_cast<double>(p.q_scale);
     s.resize(rows, kv);
     s.noalias() = p.scale * q * k.transpose();  // S, overwritten in place by E below
+    if (scales != nullptr) ws.scores = s;       // the statistics read the scores themselves
 
     row_max.resize(rows);
     row_sum.resize(rows);
+    std::vector<int> visible_of_row(static_cast<std::size_t>(rows));
     for (int t = 0; t < q_len; ++t) {
       const int visible = visible_kv(p, b, t);  // causal, aligned bottom-right
+      std::fill_n(visible_of_row.begin() + t * h, h, visible);
       if (visible == 0) {  // an empty row (a padded request): sum 0 marks it for the identity below
         row_max.segment(t * h, h).setZero();
         row_sum.segment(t * h, h).setZero();
@@ -301,8 +159,21 @@ MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const M
       if (row_sum[r] == 0.0) o.row(r).setZero();  // an empty row's 0/0, before the scales read O
     }
     if (scales != nullptr) {
-      prod2.noalias() = q.cwiseAbs2() * k.cwiseAbs2().transpose();
-      add_error_scales(p, q, k, prod2, s, row_sum, row_max, o, *scales);
+      ws.prod2.noalias() = q.cwiseAbs2() * k.cwiseAbs2().transpose();
+      OracleRequest request{q, k, ws.scores, ws.prod2, s, row_sum, row_max,
+                            o.data(), std::move(visible_of_row), {}, {}, {}, {}};
+      prepare_request_views(lv, request);
+      MlaErrorScales& part = request_scales[static_cast<std::size_t>(b)];
+      add_request_error_scales(request, part);
+      const int blocks = (rows + kStatisticsRowBlock - 1) / kStatisticsRowBlock;
+      std::vector<MlaErrorScales> block_scales(static_cast<std::size_t>(blocks));
+      std::vector<RowStatisticsScratch> row_scratch(static_cast<std::size_t>(std::min(row_threads, blocks)));
+      parallel_for(blocks, row_threads, [&](int block, int row_worker) {
+        RowStatisticsScratch& scratch = row_threads == 1 ? ws.rows : row_scratch[static_cast<std::size_t>(row_worker)];
+        add_row_error_scales(p, request, block * kStatisticsRowBlock, std::min(rows, (block + 1) * kStatisticsRowBlock),
+                             scratch, block_scales[static_cast<std::size_t>(block)]);
+      });
+      for (const MlaErrorScales& block : block_scales) merge_error_scales(part, block);
     }
     // Evaluated in Eigen's aligned storage, then copied: vectorised and scalar log differ in the
     // last bit, and evaluating into the output vector would let its heap alignment decide which
@@ -315,6 +186,10 @@ MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const M
       }
     }
     std::copy_n(row_max.data(), rows, out.lse.begin() + static_cast<std::ptrdiff_t>(first_row));
+  };
+  parallel_for(requests, across_requests ? threads : 1, run_request);
+  if (scales != nullptr) {
+    for (const MlaErrorScales& part : request_scales) merge_error_scales(*scales, part);
   }
   return out;
 }

@@ -31,8 +31,11 @@ enum class PRounding : std::uint8_t {
 // Throws std::invalid_argument when the inputs' sizes do not match the problem.
 // `scales`, when given, receives what the tight tolerance needs of the actual numbers
 // (core/tolerance.hpp), measured on this oracle's own weights and outputs.
+// `threads` > 1 computes requests (or, when there are fewer requests than threads, each request's
+// statistics rows) on that many threads; outputs and scales are bit-identical for every count.
 MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const MlaDecodeInputs& in,
-                                              PRounding rounding = PRounding::none, MlaErrorScales* scales = nullptr);
+                                              PRounding rounding = PRounding::none, MlaErrorScales* scales = nullptr,
+                                              int threads = 1);
 
 // The kernel-faithful oracle: `exact` (this oracle's PRounding::none outputs) with the rounding
 // points a backend declared applied where the tight rule judges against them: O rounded to
