@@ -34,7 +34,7 @@ def test_a_first_block_case_is_offered_as_a_pooled_cache():
     table = case.inputs().block_table.codes
     assert list(cache.block_ids) == sorted(set(table[table >= 0].tolist()))
     assert cache.block_ids.min() >= 40 and cache.blocks.shape == (len(cache.block_ids), p.block_size, p.lk)
-    assert cache.fill_code == mlacheck.poison_code("bf16") == 0x7FFF
+    assert cache.fill_code == mlacheck.poison_code("bf16")  # the staging layer's poison (core/poison_codes.hpp)
 
 
 def test_the_host_pool_is_poisoned_but_for_the_requests_blocks_which_hold_the_twins_values():
@@ -42,7 +42,7 @@ def test_the_host_pool_is_poisoned_but_for_the_requests_blocks_which_hold_the_tw
     whole = one_case(WHOLE).inputs()
     pool = pooled.kv_cache.codes
     assert pool.shape == pooled.kv_cache.shape and pool.dtype == np.uint16
-    assert (pool[:40] == 0x7FFF).all()  # below first_block: the staging layer's poison
+    assert (pool[:40] == mlacheck.poison_code("bf16")).all()  # below first_block: the staging layer's poison
     assert (pool[pooled.kv_cache.block_ids] == pooled.kv_cache.blocks.codes).all()
     # A request's position holds what it holds without first_block (values depend on position only).
     p = pooled.problem
