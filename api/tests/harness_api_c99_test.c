@@ -11,27 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "c99_checks.h"
 #include "mlacheck/harness_api.h"
-
-static int failures = 0;
-
-#define CHECK(cond)                                                     \
-  do {                                                                  \
-    if (!(cond)) {                                                      \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                       \
-    }                                                                   \
-  } while (0)
-
-#define OK(call)                                                                                    \
-  do {                                                                                              \
-    mlacheck_status status_ = (call);                                                               \
-    if (status_ != MLACHECK_OK) {                                                                   \
-      fprintf(stderr, "%s:%d: %s returned %d: %s\n", __FILE__, __LINE__, #call, (int)status_,        \
-              mlacheck_last_error());                                                               \
-      exit(1);                                                                                      \
-    }                                                                                               \
-  } while (0)
 
 static const char* kRepro =
     "mla_decode:name=c-case;heads=16;lv=32;rope=16;kv=21,3;q=2,1;bs=4;q_dtype=bf16;kv_dtype=bf16;o_dtype=bf16;seed=9";
