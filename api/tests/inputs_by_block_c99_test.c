@@ -34,6 +34,14 @@ static int64_t find_block(const int32_t* ids, int64_t count, int32_t id) {
   return -1;
 }
 
+/* The caller's structs of an mlacheck_case_inputs_by_block call, zeroed, their sizes set. */
+static void ready_by_block(mlacheck_mla_tensors* in, mlacheck_cache_blocks* cache) {
+  memset(in, 0, sizeof *in);
+  memset(cache, 0, sizeof *cache);
+  in->struct_size = sizeof *in;
+  cache->struct_size = sizeof *cache;
+}
+
 static void check_small_pooled_case(void) {
   mlacheck_case* pooled = open_one(kPooled);
   mlacheck_case* whole = open_one(kWhole);
@@ -114,10 +122,7 @@ static void check_small_pooled_case(void) {
   /* any one-step case is handed out by block: first_block 0, the blocks those of the whole pool */
   mlacheck_mla_tensors by_block;
   mlacheck_cache_blocks whole_cache;
-  memset(&by_block, 0, sizeof by_block);
-  memset(&whole_cache, 0, sizeof whole_cache);
-  by_block.struct_size = sizeof by_block;
-  whole_cache.struct_size = sizeof whole_cache;
+  ready_by_block(&by_block, &whole_cache);
   OK(mlacheck_case_inputs_by_block(whole, &by_block, &whole_cache));
   CHECK(by_block.kv_cache.data == NULL && by_block.kv_cache.shape[0] == dense.kv_cache.shape[0]);
   CHECK(whole_cache.first_block == 0 && whole_cache.count == kBlocksRead);
@@ -156,10 +161,7 @@ static void check_pool_past_4gib(void) {
   CHECK(reason == NULL);
   mlacheck_mla_tensors in;
   mlacheck_cache_blocks cache;
-  memset(&in, 0, sizeof in);
-  memset(&cache, 0, sizeof cache);
-  in.struct_size = sizeof in;
-  cache.struct_size = sizeof cache;
+  ready_by_block(&in, &cache);
   OK(mlacheck_case_inputs_by_block(c, &in, &cache));
   const uint64_t pool_bytes = (uint64_t)in.kv_cache.shape[0] * (uint64_t)in.kv_cache.shape[1] * (uint64_t)in.kv_cache.shape[2] * 2u;
   CHECK(pool_bytes > (UINT64_C(1) << 32));
@@ -173,10 +175,7 @@ static void check_pool_past_4gib(void) {
 static void check_refusals(void) {
   mlacheck_mla_tensors in;
   mlacheck_cache_blocks cache;
-  memset(&in, 0, sizeof in);
-  memset(&cache, 0, sizeof cache);
-  in.struct_size = sizeof in;
-  cache.struct_size = sizeof cache;
+  ready_by_block(&in, &cache);
   mlacheck_case* gather = open_one("kv_gather:kv=12,5;bs=4");
   CHECK(mlacheck_case_inputs_by_block(gather, &in, &cache) == MLACHECK_ERROR_WRONG_CASE);
   CHECK(strstr(mlacheck_last_error(), "mlacheck_case_inputs_by_block: ") == mlacheck_last_error());

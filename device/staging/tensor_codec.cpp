@@ -3,7 +3,6 @@
 #include <cstring>
 #include <stdexcept>
 
-
 namespace mlacheck {
 
 std::vector<std::byte> encode_tensor(DType t, std::span<const float> values) {
