@@ -1,0 +1,103 @@
+"""The runner's prefetch (inputs and oracle made on the harness's threads ahead of the backend):
+the same verdicts in the same order as without it, an error of one case's preparation on that
+case's row, and a prefetch closed early neither hangs nor crashes."""
+
+from __future__ import annotations
+
+import gc
+import threading
+
+import pytest
+
+import mlacheck
+import numpy_backend
+from conftest import BF16_MTP, FP8_CACHE
+from mlacheck._prefetch import Prefetch
+
+# The host cache of this case is about 4.6 TB: making its inputs fails (out of memory) at once.
+TOO_LARGE = (
+    "mla_decode:name=too-large;heads=16;tp=1;rank=0;lv=512;rope=64;kv=2000000000;q=1;bs=64;"
+    "q_dtype=bf16;kv_dtype=bf16;o_dtype=bf16;seed=1"
+)
+TIMES = ("reference_ms", "device_ms", "wall_ms")
+
+
+def rows(verdicts):
+    """What a verdict says of its case, without the times that vary from run to run."""
+    return [{k: v for k, v in verdict.columns.items() if k not in TIMES} for verdict in verdicts]
+
+
+def test_prefetching_gives_the_verdicts_of_no_prefetch_in_the_same_order():
+    plan = mlacheck.plan("properties", size=12, seed=4)
+    alone = mlacheck.run(plan, numpy_backend.decode, lookahead=0, progress=False)
+    for lookahead in (1, 3):
+        ahead = mlacheck.run(plan, numpy_backend.decode, lookahead=lookahead, progress=False)
+        assert [v.id for v in ahead] == [v.id for v in alone]
+        assert rows(ahead) == rows(alone)
+    assert any(v.state == "PASSED" for v in alone)
+
+
+def test_prefetching_a_list_of_cases_of_several_plans_keeps_their_order():
+    cases = [mlacheck.plan(repro=FP8_CACHE)[0], *mlacheck.plan("properties", size=3, seed=9), mlacheck.plan(repro=BF16_MTP)[0]]
+    alone = mlacheck.run(cases, numpy_backend.decode, lookahead=0, progress=False)
+    ahead = mlacheck.run(cases, numpy_backend.decode, lookahead=2, progress=False)
+    assert [v.id for v in ahead] == [c.id for c in cases]
+    assert rows(ahead) == rows(alone)
+
+
+@pytest.mark.parametrize("lookahead", [0, 2])
+def test_a_case_whose_preparation_fails_reports_it_on_its_own_row(lookahead):
+    cases = [mlacheck.plan(repro=BF16_MTP)[0], mlacheck.plan(repro=TOO_LARGE)[0], mlacheck.plan(repro=FP8_CACHE)[0]]
+    first, broken, last = mlacheck.run(cases, numpy_backend.decode, lookahead=lookahead, progress=False)
+    assert first.state == "PASSED" and last.state == "PASSED", (first.describe(), last.describe())
+    assert broken.id == "too-large" and broken.state == "ERRORED" and broken.is_failure
+    assert broken.reason == "making the case's inputs failed: mlacheck_case_inputs: out of memory", broken.reason
+
+
+def test_a_prefetch_closed_mid_way_neither_hangs_nor_crashes():
+    plan = mlacheck.plan("properties", size=24, seed=5)
+    ahead = Prefetch(plan, range(len(plan)), lookahead=4)
+    handle, error = ahead.next()
+    assert error is None
+    case = mlacheck.Case(plan, 0, handle)
+    done = threading.Event()
+
+    def close():
+        ahead.close()  # cases under preparation finish, the rest never start
+        done.set()
+
+    closer = threading.Thread(target=close)
+    closer.start()
+    closer.join(timeout=120)
+    assert done.is_set(), "closing the prefetch hung"
+    # The case taken before the close is the caller's, whole.
+    assert mlacheck.check(case, numpy_backend.decode).state in ("PASSED", "SKIPPED")
+    ahead.close()  # twice is harmless
+
+
+def test_a_prefetch_outlives_its_plan_and_a_run_cut_short_closes_it():
+    plan = mlacheck.plan("properties", size=6, seed=6)
+    ahead = Prefetch(plan, [5, 1], lookahead=2)
+    ids = [plan[5].id, plan[1].id]
+    del plan
+    gc.collect()  # the plan is freed; the prefetch copied its entries
+    assert [mlacheck.Case(None, 0, ahead.next()[0]).id for _ in range(2)] == ids
+    with pytest.raises(mlacheck.MlacheckError, match="all 2 cases of the prefetch were taken"):
+        ahead.next()
+
+    seen = []
+
+    def stop_after_two(verdict):
+        seen.append(verdict)
+        if len(seen) == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        mlacheck.run(mlacheck.plan("properties", size=16, seed=7), numpy_backend.decode, on_verdict=stop_after_two)
+    assert len(seen) == 2
+
+
+def test_lookahead_must_be_a_count():
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="lookahead"):
+            mlacheck.run(mlacheck.plan(repro=BF16_MTP), numpy_backend.decode, lookahead=bad)
