@@ -107,7 +107,7 @@ def _split_result(result):
     return result, None
 
 
-def check(case: Case, backend, preparation_error: str | None = None) -> Verdict:
+def check(case: Case, backend, *, preparation_error: str | None = None) -> Verdict:
     """Runs `backend` on `case` and returns the harness's verdict (a report row).
     `preparation_error`: what preparing the case ahead raised (the runner's Prefetch), reported
     where making its inputs would have raised it."""

@@ -38,7 +38,7 @@ def run(
     report = Report(report_dir, title) if report_dir is not None else None
     verdicts = []
     for case, preparation_error in prepared_cases(plan, lookahead):
-        verdict = check(case, adapter, preparation_error)
+        verdict = check(case, adapter, preparation_error=preparation_error)
         if report is not None:
             report.append(verdict)
         if on_verdict is not None:
