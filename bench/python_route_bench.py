@@ -29,6 +29,7 @@ import collections
 import csv
 import importlib
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -50,12 +51,18 @@ def summary(states) -> str:
     return ", ".join(f"{n} {state.lower()}" for state, n in sorted(counts.items()))
 
 
+def cpu_seconds(who) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
 def python_route(mlacheck, backend, args, lookahead: int):
     plan = mlacheck.plan("default", seed=args.seed, size=args.property_cases)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), cpu_seconds(resource.RUSAGE_SELF)
     verdicts = mlacheck.run(plan, backend, lookahead=lookahead, progress=False)
     seconds = time.perf_counter() - start
-    return len(verdicts), seconds, summary(v.state for v in verdicts)
+    oracle = sum(v.reference_ms for v in verdicts) / 1e3
+    return len(verdicts), seconds, cpu_seconds(resource.RUSAGE_SELF) - cpu, oracle, summary(v.state for v in verdicts)
 
 
 def cli_route(args):
@@ -63,14 +70,15 @@ def cli_route(args):
     with tempfile.TemporaryDirectory() as out:
         command = [str(Path(args.build) / "cli/mlacheck"), "run", "--backend", backend, "--seed", str(args.seed),
                    "--property-cases", str(args.property_cases), "--lookahead", str(args.lookahead), "--out", out]
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), cpu_seconds(resource.RUSAGE_CHILDREN)
         done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False)
         seconds = time.perf_counter() - start
         if done.returncode not in (0, 1):  # 1: a case failed, which still times the plan
             raise SystemExit(f"{' '.join(command)} exited {done.returncode}: {done.stderr[-2000:]}")
         with open(Path(out) / "report.csv", newline="") as f:
-            states = [row["state"] for row in csv.DictReader(f)]
-    return len(states), seconds, summary(states)
+            rows = list(csv.DictReader(f))
+    oracle = sum(float(row["reference_ms"] or 0) for row in rows) / 1e3
+    return len(rows), seconds, cpu_seconds(resource.RUSAGE_CHILDREN) - cpu, oracle, summary(r["state"] for r in rows)
 
 
 def main() -> int:
@@ -94,11 +102,14 @@ def main() -> int:
             (f"python, lookahead {args.lookahead}", *python_route(mlacheck, backend, args, args.lookahead))]
     if not args.skip_cli:
         rows.append((f"cli, lookahead {args.lookahead}", *cli_route(args)))
-    print(f"default plan, seed {args.seed}, {args.property_cases} property cases; os.cpu_count() {os.cpu_count()}")
-    print(f"{'route':<24} {'cases':>6} {'s':>8} {'cases/s':>8}  verdicts")
-    for name, cases, seconds, states in rows:
-        print(f"{name:<24} {cases:>6} {seconds:>8.1f} {cases / seconds:>8.2f}  {states}")
-    rate = [cases / seconds for _, cases, seconds, _ in rows]
+    print(f"default plan, seed {args.seed}, {args.property_cases} property cases; os.cpu_count() {os.cpu_count()}, "
+          f"load average at the end {os.getloadavg()[0]:.1f}")
+    print(f"{'route':<24} {'cases':>6} {'wall s':>8} {'cpu s':>8} {'oracle s':>8} {'cases/s':>8}  verdicts")
+    for name, cases, seconds, cpu, oracle, states in rows:
+        print(f"{name:<24} {cases:>6} {seconds:>8.1f} {cpu:>8.1f} {oracle:>8.1f} {cases / seconds:>8.2f}  {states}")
+    print("cpu s: the route's process CPU time, every thread (the CLI's: its supervisor and workers); oracle s: "
+          "the rows' reference_ms summed")
+    rate = [row[1] / row[2] for row in rows]
     print(f"prefetch speed-up (python lookahead {args.lookahead} / lookahead 0): {rate[1] / rate[0]:.2f}x")
     if len(rate) == 3:
         print(f"python route / cli cases/s: {rate[1] / rate[2]:.2f} (target >= 0.5)")
