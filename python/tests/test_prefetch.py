@@ -49,7 +49,8 @@ def test_prefetching_gives_the_verdicts_of_no_prefetch_in_the_same_order():
 
 
 def test_prefetching_a_list_of_cases_of_several_plans_keeps_their_order():
-    cases = [mlacheck.plan(repro=FP8_CACHE)[0], *mlacheck.plan("properties", size=3, seed=9), mlacheck.plan(repro=BF16_MTP)[0]]
+    generated = mlacheck.plan("properties", size=3, seed=9)
+    cases = [mlacheck.plan(repro=FP8_CACHE)[0], *generated, mlacheck.plan(repro=BF16_MTP)[0]]
     alone = mlacheck.run(cases, numpy_backend.decode, lookahead=0, progress=False)
     ahead = mlacheck.run(cases, numpy_backend.decode, lookahead=2, progress=False)
     assert [v.id for v in ahead] == [c.id for c in cases]
