@@ -9,6 +9,7 @@
 #include "cli/exit_status.hpp"
 #include "cli/fault_search.hpp"
 #include "cli/isolated_case.hpp"
+#include "cli/progress.hpp"
 #include "plan/run_plan.hpp"
 
 namespace mlacheck::cli {
@@ -69,12 +70,23 @@ int run_mutate(const MutateOptions& options) {
   std::printf("device: GPU %d %s; seed %llu, up to %d cases per fault, each case in a process of its own\n",
               options.device, devices.names.front().c_str(), static_cast<unsigned long long>(options.seed),
               options.max_cases);
+  // Progress counts device cases with the fault on (shrink steps included) against the most the
+  // hunts left can run; failures are generated cases the correct pipeline fails.
+  const auto budget = static_cast<std::size_t>(options.max_cases);
+  Progress progress(faults.size() * budget, stderr, stderr_is_terminal());
   const CaseRunner run = [&](const SweepCase& c, const FaultSet& f) {
     const std::string repro = std::visit([](const auto& p) { return to_repro(p); }, c);
-    return run_case_in_child(c, f, options.device, case_timeout_s(repro, options.timeout_base_s));
+    CaseResult row = run_case_in_child(c, f, options.device, case_timeout_s(repro, options.timeout_base_s));
+    if (!f.empty()) {
+      progress.case_done(false);
+    } else if (is_failure(row.state)) {
+      progress.add_failure();  // the clean run of the generated case just counted
+    }
+    return row;
   };
   std::printf("%-32s %-7s %6s %8s  %s\n", "fault", "caught", "cases", "shrinks", "counterexample");
   int exit_status = kExitOk;
+  std::size_t hunted = 0;
   for (Fault f : faults) {
     FaultSearchOptions search{options.seed, options.max_cases, {}, {}};
     search.mla_limits.max_batch = search.gather_limits.max_batch = options.max_batch;
@@ -99,7 +111,9 @@ int run_mutate(const MutateOptions& options) {
       exit_status = kExitCaseFailed;
     }
     std::fflush(stdout);
+    progress.set_total(progress.done() + (faults.size() - ++hunted) * budget);
   }
+  progress.finish();
   return exit_status;
 }
 

@@ -11,6 +11,7 @@
 #include "cli/exit_status.hpp"
 #include "cli/isolated_case.hpp"
 #include "cli/kill_matrix_table.hpp"
+#include "cli/progress.hpp"
 #include "cli/result_table.hpp"
 #include "cli/sensitivity_section.hpp"
 #include "device/backend_factory.hpp"
@@ -138,9 +139,12 @@ int run_scenarios(const ScenariosOptions& options) {
   }
 
   std::size_t done = 0;
+  // Failures so far count clean rows: a faulted row that fails is its fault caught.
+  Progress progress(table.size() * (1 + faults.size()), stderr, stderr_is_terminal());
   const auto on_row = [&](const CaseResult& row) {
     if (options.verbose) print_row(stdout, row, true);
     ++done;
+    progress.case_done(row.faults.empty() && is_failure(row.state));
   };
   // Each case in a process of its own where there is a device: a fault may lose it or hang.
   const scenarios::ScenarioRunner run = [&](const scenarios::Scenario& s, const FaultSet& f) {
@@ -149,6 +153,7 @@ int run_scenarios(const ScenariosOptions& options) {
                              options.backend);
   };
   const scenarios::KillMatrix m = scenarios::run_kill_matrix(table, run, known, on_row, faults);
+  progress.finish();
   for (std::size_t r = 0; r < m.rows.size(); ++r) {
     const bool own_ran = std::find(m.faults.begin(), m.faults.end(), m.rows[r].intended) != m.faults.end();
     print_scenario_line(table[r], m.rows[r], own_ran ? &m.cell_row(r, m.rows[r].intended) : nullptr);

@@ -10,6 +10,7 @@
 
 #include "cli/device_preflight.hpp"
 #include "cli/exit_status.hpp"
+#include "cli/progress.hpp"
 #include "cli/run_command.hpp"
 #include "cli/sensitivity_run.hpp"
 #include "plan/data_files.hpp"
@@ -78,12 +79,22 @@ int run_sensitivity_section(const ScenariosOptions& options) {
 
   const auto start = std::chrono::steady_clock::now();
   std::size_t seeds_done = 0;
+  // Rows come back a seed's process at a time. Failures so far: clean rows that failed or were lost.
+  std::size_t rows_total = 0;
+  for (std::uint64_t seed : run.seeds) {
+    rows_total += sensitivity_cases(seed, run.property_cases, run.scenarios_file).size() * (1 + run.faults.size());
+  }
+  Progress progress(rows_total, stderr, stderr_is_terminal());
   const std::vector<SensitivityRun> runs =
       run_sensitivity(run, [&](std::uint64_t seed, const std::vector<SensitivityRun>& of_seed) {
         ++seeds_done;
         std::string lost;
         for (const SensitivityRun& r : of_seed) {
           if (!r.lost.empty()) lost = r.lost;
+          for (std::size_t i = 0; i < r.cases; ++i) {
+            const bool failed = i >= r.rows.size() || is_failure(r.rows[i].state);
+            progress.case_done(!r.fault && failed);
+          }
         }
         const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         std::printf("seed %llu done (%zu/%d, %.0f s)%s%s\n", static_cast<unsigned long long>(seed), seeds_done,
@@ -91,6 +102,7 @@ int run_sensitivity_section(const ScenariosOptions& options) {
         std::fflush(stdout);
       });
 
+  progress.finish();
   const SensitivityMatrix m = summarise_sensitivity(runs, run.faults, run.seeds);
   std::printf("\n");
   print_sensitivity_matrix(stdout, m);

@@ -8,8 +8,14 @@
 # (smaller caches and batches, so cases are cheap; 2% still hold a 16k-token request).
 #
 #   scripts/gpu-property-sitting.sh [--cases N] [--jobs J] [--max-size S] [--seed S]
-#                                   [--bin PATH] [--out DIR]
+#                                   [--bin PATH] [--out DIR] [--progress-interval S]
 #   scripts/gpu-property-sitting.sh --merge DIR [--cases N]   # only the merge, of DIR's shard files
+#
+# While the shards run it prints progress on stderr in the lines of `mlacheck run`
+# (cli/progress.hpp): cases passed over all shards of those asked, shards failed so far, cases/s and
+# the time left at that rate; on a terminal one line rewritten every second, otherwise a plain
+# line every --progress-interval seconds (default 30). The shards write their counts to
+# MLACHECK_GPU_PROGRESS_FILE (properties/gpu/coverage.hpp).
 #
 # Exit: 0 the sitting passed; 1 it failed; 2 bad usage; 77 SKIPPED (no GPU: nothing was checked).
 set -u
@@ -21,12 +27,13 @@ seed=1
 bin=build/properties/gpu/mlacheck_gpu_properties
 out=gpu-property-sitting
 merge_only=""
+progress_interval=30
 # The properties a sitting counts: every one that holds cases against the oracle or each other
 # (the refusal property runs nothing on the device).
 filter='MlaDecodeOnGpu.*:KvGatherOnGpu.*:-MlaDecodeOnGpu.RefusalsAreSkippedNotPassed'
 properties=5
 
-usage() { echo "usage: $0 [--cases N] [--jobs J] [--max-size S] [--seed S] [--bin PATH] [--out DIR] | --merge DIR [--cases N]" >&2; exit 2; }
+usage() { echo "usage: $0 [--cases N] [--jobs J] [--max-size S] [--seed S] [--bin PATH] [--out DIR] [--progress-interval S] | --merge DIR [--cases N]" >&2; exit 2; }
 positive() { [[ "$2" =~ ^[1-9][0-9]*$ ]] || { echo "$1 $2: must be a positive integer" >&2; exit 2; }; }
 while [ $# -gt 0 ]; do
   [ $# -ge 2 ] || usage
@@ -38,6 +45,7 @@ while [ $# -gt 0 ]; do
     --bin) bin=$2 ;;
     --out) out=$2 ;;
     --merge) merge_only=$2 ;;
+    --progress-interval) positive "$1" "$2"; progress_interval=$2 ;;
     *) usage ;;
   esac
   shift 2
@@ -80,6 +88,40 @@ merge() {
     }' "${files[@]}"
 }
 
+# cli/progress.hpp's line: done total failed elapsed_s final(0|1).
+progress_line() {
+  awk -v d="$1" -v t="$2" -v f="$3" -v e="$4" -v final="$5" 'BEGIN {
+    rate = e > 0 ? d / e : 0
+    left = (rate > 0 && t > d) ? (t - d) / rate : 0
+    printf "[%d/%d] %d failed, %.1f cases/s, %s %.0f s", d, t, f, rate, final ? "took" : "ETA", final ? e : left
+  }'
+}
+
+# Cases passed so far over the shards' progress files, and the shards whose log shows a failure.
+passed_so_far() { cat "$out"/shard-*.progress 2>/dev/null | awk '{ n += $1 } END { print n + 0 }'; }
+failed_so_far() { grep -lsE '^\[  FAILED  \]|Falsifiable' "$out"/shard-*.log | wc -l; }
+
+# Prints progress until every shard ended (the caller then waits for their statuses).
+watch_shards() {
+  local terminal=0 last_print=$start now alive pid
+  [ -t 2 ] && terminal=1
+  while :; do
+    alive=0
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+    [ "$alive" = 1 ] || break
+    sleep 1
+    now=$(date +%s)
+    if [ "$terminal" = 1 ]; then
+      printf '\r%s\033[K' "$(progress_line "$(passed_so_far)" "$cases" "$(failed_so_far)" $((now - start)) 0)" >&2
+    elif [ $((now - last_print)) -ge "$progress_interval" ]; then
+      last_print=$now
+      echo "$(progress_line "$(passed_so_far)" "$cases" "$(failed_so_far)" $((now - start)) 0)" >&2
+    fi
+  done
+  [ "$terminal" = 1 ] && printf '\r\033[K' >&2
+  echo "$(progress_line "$(passed_so_far)" "$cases" "$(failed_so_far)" $(($(date +%s) - start)) 1)" >&2
+}
+
 if [ -n "$merge_only" ]; then
   merge "$merge_only" "$cases"
   exit $?
@@ -87,17 +129,18 @@ fi
 
 [ -x "$bin" ] || { echo "$bin: not an executable (build mlacheck_gpu_properties, or pass --bin)" >&2; exit 2; }
 mkdir -p "$out" || exit 2
-rm -f "$out"/shard-*.tsv "$out"/shard-*.log
+rm -f "$out"/shard-*.tsv "$out"/shard-*.log "$out"/shard-*.progress
 per_shard=$(( (cases + jobs * properties - 1) / (jobs * properties) ))
 echo "sitting: $jobs shards x $properties properties x $per_shard cases (max_size=$max_size), logs in $out/"
 start=$(date +%s)
 pids=()
 for ((i = 0; i < jobs; i++)); do
   RC_PARAMS="seed=$((seed + i)) max_size=$max_size" MLACHECK_GPU_PROPERTY_CASES=$per_shard \
-    MLACHECK_GPU_COVERAGE_FILE="$out/shard-$i.tsv" \
+    MLACHECK_GPU_COVERAGE_FILE="$out/shard-$i.tsv" MLACHECK_GPU_PROGRESS_FILE="$out/shard-$i.progress" \
     "$bin" --gtest_filter="$filter" >"$out/shard-$i.log" 2>&1 &
   pids+=($!)
 done
+watch_shards
 failed=0
 for ((i = 0; i < jobs; i++)); do
   if ! wait "${pids[$i]}"; then

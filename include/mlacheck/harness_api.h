@@ -158,6 +158,28 @@ MLACHECK_API mlacheck_status mlacheck_case_inputs_by_block(mlacheck_case* c, mla
 MLACHECK_API mlacheck_status mlacheck_case_expected(mlacheck_case* c, const double** o, uint64_t* count_o,
                                                     const double** lse, uint64_t* count_lse);
 
+/* ---- preparing cases ahead ------------------------------------------------------------------ */
+
+/* Prepares the cases `indices[0..count)` of `plan` ahead of the caller, in that order, on
+ * `threads` threads of this library (0: one per core; never more than `lookahead`): each case is
+ * opened and, for an mla_decode case with inputs, its inputs made and encoded and its oracle run,
+ * so mlacheck_case_inputs, _expected and mlacheck_outcome_judge find them made. At most
+ * `lookahead` (>= 1) prepared cases wait to be taken. The entries are copied: the plan may be
+ * freed before the prefetch. */
+typedef struct mlacheck_prefetch mlacheck_prefetch;
+MLACHECK_API mlacheck_status mlacheck_prefetch_open(const mlacheck_plan* plan, const int64_t* indices, int64_t count,
+                                                    int32_t lookahead, int32_t threads, mlacheck_prefetch** out);
+/* The next case in order, waiting for its preparation; the caller owns it (mlacheck_case_free).
+ * `error` is NULL, or what its preparation raised (valid until the next call on `prefetch`): the
+ * case is then as mlacheck_case_open left it, and asking for its inputs raises the same error
+ * again; `out` is NULL when even opening it failed. Past the last case:
+ * MLACHECK_ERROR_INVALID_ARGUMENT. */
+MLACHECK_API mlacheck_status mlacheck_prefetch_next(mlacheck_prefetch* prefetch, mlacheck_case** out,
+                                                    const char** error);
+/* Cancels: no further case is started, preparations under way finish (an oracle cannot be cut
+ * short), cases not taken are freed. Cases already taken stay the caller's. */
+MLACHECK_API void mlacheck_prefetch_free(mlacheck_prefetch* prefetch);
+
 /* ---- outcomes and verdicts ------------------------------------------------------------------ */
 
 /* What happened when the caller ran case `c` (which must outlive the outcome). */

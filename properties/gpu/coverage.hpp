@@ -49,7 +49,8 @@ class CoverageRegistry {
   // `property` ran to completion: at the end of the run each of `buckets` must have received a
   // case. A property that failed is not checked (its counterexample is the report).
   void expect(const std::string& property, std::vector<std::string> buckets);
-  // A case of `property` in `buckets` was checked and passed.
+  // A case of `property` in `buckets` was checked and passed. With MLACHECK_GPU_PROGRESS_FILE set
+  // (a sitting's shard) the cases passed so far over every property are written there.
   void passed(const std::string& property, const std::vector<std::string>& buckets);
   // A case the backend refused (supports() said why): SKIPPED, never counted as covered.
   void refused(const std::string& property, const std::vector<std::string>& buckets, const std::string& reason);
@@ -78,6 +79,7 @@ class CoverageRegistry {
     std::map<std::string, Count> buckets;
   };
   std::map<std::string, Property> properties_;
+  long cases_passed_ = 0;  // over every property
 };
 
 CoverageRegistry& coverage();

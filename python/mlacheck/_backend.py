@@ -107,8 +107,10 @@ def _split_result(result):
     return result, None
 
 
-def check(case: Case, backend) -> Verdict:
-    """Runs `backend` on `case` and returns the harness's verdict (a report row)."""
+def check(case: Case, backend, *, preparation_error: str | None = None) -> Verdict:
+    """Runs `backend` on `case` and returns the harness's verdict (a report row).
+    `preparation_error`: what preparing the case ahead raised (the runner's Prefetch), reported
+    where making its inputs would have raised it."""
     b = adapt(backend)
     outcome = Outcome(case)
     if case.kind == "oracle_self_check":
@@ -135,7 +137,13 @@ def check(case: Case, backend) -> Verdict:
         outcome.set_skipped(reason)
         return finish()
 
-    inputs = case.inputs()
+    try:
+        if preparation_error is not None:
+            raise _capi.MlacheckError(preparation_error)
+        inputs = case.inputs()
+    except _capi.MlacheckError as error:  # this case's row, not the end of the run
+        outcome.set_errored(f"making the case's inputs failed: {error}")
+        return finish()
     staged = None
     if b.is_object:
         try:

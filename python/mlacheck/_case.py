@@ -197,15 +197,31 @@ class Outcome:
         return verdict_from_handle(pointer.value)
 
 
+def _first_block(repro: str) -> int:
+    """The first_block of a canonical repro string (written only when it is not 0)."""
+    for field in repro.split(":", 1)[-1].split(";"):
+        key, _, value = field.partition("=")
+        if key == "first_block":
+            return int(value)
+    return 0
+
+
 class _CaseHandle:
     """One opened C case; the inputs and oracle outputs the harness makes for it live as long as
     this handle."""
 
-    def __init__(self, plan_pointer: int, index: int):
-        pointer = ctypes.c_void_p()
-        _capi.call("mlacheck_case_open", plan_pointer, index, ctypes.byref(pointer))
-        self.pointer = pointer.value
+    def __init__(self, plan_pointer: int, index: int, *, pointer: int | None = None):
+        if pointer is None:
+            opened = ctypes.c_void_p()
+            _capi.call("mlacheck_case_open", plan_pointer, index, ctypes.byref(opened))
+            pointer = opened.value
+        self.pointer = pointer
         self._finalizer = weakref.finalize(self, _capi.lib().mlacheck_case_free, self.pointer)
+
+    @classmethod
+    def adopt(cls, pointer: int) -> "_CaseHandle":
+        """A handle of a case opened elsewhere (a Prefetch), whose freeing is now this handle's."""
+        return cls(0, 0, pointer=pointer)
 
 
 class Case:
@@ -216,10 +232,10 @@ class Case:
     Opening a case is cheap: its inputs and the oracle's outputs are made on first need and kept
     until release() (or until the case is dropped)."""
 
-    def __init__(self, plan, index: int):
+    def __init__(self, plan, index: int, handle: _CaseHandle | None = None):
         self._plan = plan  # release() reopens the case from it
         self._index = index
-        self._case_handle = None
+        self._case_handle = handle  # None: opened on first need
         self.id = self._string("mlacheck_case_id")
         self.repro = self._string("mlacheck_case_repro")
         kind = ctypes.c_int32()
@@ -242,6 +258,11 @@ class Case:
         value = ctypes.c_char_p()
         _capi.call(function, self._pointer, ctypes.byref(value))
         return _capi.text(value.value)
+
+    def _adopt(self, handle: _CaseHandle) -> None:
+        """Takes `handle` (this case, opened and prepared by a Prefetch) in place of its own."""
+        self._inputs = None
+        self._case_handle = handle
 
     def release(self) -> None:
         """Frees the inputs and oracle outputs made so far, here and in the harness (outcomes and
@@ -286,11 +307,15 @@ class Case:
             record.struct_size = ctypes.sizeof(_capi.MlaTensorsRecord)
             cache = _capi.CacheBlocksRecord()
             cache.struct_size = ctypes.sizeof(_capi.CacheBlocksRecord)
-            _capi.call("mlacheck_case_inputs_by_block", self._pointer, ctypes.byref(record), ctypes.byref(cache))
-            if cache.first_block == 0:  # a pool of the requests' size: handed out whole
+            whole = _first_block(self.repro) == 0  # a pool of the requests' size: handed out whole
+            if whole:  # (by block would copy every block of the cache once more)
                 _capi.call("mlacheck_case_inputs", self._pointer, ctypes.byref(record))
+            else:
+                _capi.call(
+                    "mlacheck_case_inputs_by_block", self._pointer, ctypes.byref(record), ctypes.byref(cache)
+                )
             tensors = {name: _copied_tensor(getattr(record, name)) for name in INPUT_NAMES if name != "kv_cache"}
-            if cache.first_block == 0:
+            if whole:
                 tensors["kv_cache"] = _copied_tensor(record.kv_cache)
             else:
                 pool = record.kv_cache

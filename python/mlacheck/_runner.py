@@ -7,6 +7,8 @@ from collections.abc import Callable, Iterable
 
 from ._backend import adapt, check
 from ._case import Case
+from ._prefetch import DEFAULT_LOOKAHEAD, prepared_cases
+from ._progress import Progress
 from ._report import Report
 from ._verdict import Verdict
 
@@ -18,20 +20,34 @@ def run(
     *,
     title: str | None = None,
     on_verdict: Callable[[Verdict], None] | None = None,
+    lookahead: int = DEFAULT_LOOKAHEAD,
+    progress: bool = True,
 ) -> list[Verdict]:
     """Checks `backend` on every case of `plan` (a Plan or any iterable of cases) in order and
     returns the verdicts. With `report_dir`, writes report.csv as each case ends, then junit.xml
-    and report.html. `on_verdict` is called with each verdict as it is made (progress, logging)."""
+    and report.html. `on_verdict` is called with each verdict as it is made (progress, logging).
+    `lookahead` cases ahead of the backend have their inputs and oracle made on the harness's
+    threads (0: each case when the backend asks); the verdicts are the same either way.
+    `progress` prints cases done, failures, cases/s and the time left on stderr (_progress.py)."""
+    if isinstance(lookahead, bool) or not isinstance(lookahead, int) or lookahead < 0:
+        raise ValueError(f"lookahead {lookahead!r} must be an int >= 0")
     adapter = adapt(backend)
+    if progress and not hasattr(plan, "__len__"):
+        plan = list(plan)  # the total is known before the first case
+    meter = Progress(len(plan)) if progress else None
     report = Report(report_dir, title) if report_dir is not None else None
     verdicts = []
-    for case in plan:
-        verdict = check(case, adapter)
+    for case, preparation_error in prepared_cases(plan, lookahead):
+        verdict = check(case, adapter, preparation_error=preparation_error)
         if report is not None:
             report.append(verdict)
         if on_verdict is not None:
             on_verdict(verdict)
+        if meter is not None:
+            meter.case_done(verdict.is_failure)
         verdicts.append(verdict)
     if report is not None:
         report.finish()
+    if meter is not None:
+        meter.finish()
     return verdicts

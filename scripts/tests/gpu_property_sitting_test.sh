@@ -31,6 +31,10 @@ case "$FAKE_MODE" in
   skip) echo "[  SKIPPED ] MlaDecodeOnGpu.MatchesOracle"; : >"$MLACHECK_GPU_COVERAGE_FILE"; exit 0 ;;
   fail) if [ "$seed" = 2 ]; then echo "Falsifiable after 3 tests"; exit 1; fi ;;
 esac
+# Progress as a shard writes it: half its cases passed, a pause (FAKE_PAUSE s), then all of them.
+echo 150 >"$MLACHECK_GPU_PROGRESS_FILE"
+sleep "${FAKE_PAUSE:-0}"
+echo 400 >"$MLACHECK_GPU_PROGRESS_FILE"
 b=0; [ "$seed" = 2 ] && b=5
 [ "$FAKE_MODE" = hole ] && b=0
 printf 'cases\tP\t300\nbucket\tP\ta\t300\t0\t1\nbucket\tP\tb\t%d\t2\t1\ncases\tQ\t100\nbucket\tQ\tc\t100\t0\t1\n' "$b" \
@@ -42,6 +46,13 @@ chmod +x "$fake"
 check "two shards sum and cover" 0 "PASSED: 800 cases" \
   env FAKE_MODE=pass "$script" --bin "$fake" --jobs 2 --cases 800 --out "$work/pass"
 grep -q "cases 80" "$work/pass/shard-0.log" || { echo "FAIL: per-shard case count not 800/(2*5)=80"; fails=$((fails + 1)); }
+# Progress off a terminal: plain lines at the interval while the shards run, then the time taken.
+progress=$(env FAKE_MODE=pass FAKE_PAUSE=3 "$script" --bin "$fake" --jobs 2 --cases 800 --out "$work/progress" \
+  --progress-interval 1 2>&1 >/dev/null)
+if ! grep -qE '^\[300/800\] 0 failed, [0-9.]+ cases/s, ETA [0-9]+ s$' <<<"$progress" ||
+  ! grep -qE '^\[800/800\] 0 failed, [0-9.]+ cases/s, took [0-9]+ s$' <<<"$progress" || grep -q $'\r' <<<"$progress"; then
+  echo "FAIL: progress lines:"; sed 's/^/    /' <<<"$progress"; fails=$((fails + 1))
+fi
 check "a bucket no shard covered is a hole" 1 "HOLE: P: b \(4 refused\)" \
   env FAKE_MODE=hole "$script" --bin "$fake" --jobs 2 --cases 800 --out "$work/hole"
 check "fewer cases than asked" 1 "FAILED: 800 cases passed, 900 asked" \

@@ -1,0 +1,90 @@
+#include "api/case_prefetcher.hpp"
+
+#include <stdexcept>
+
+#include "api/api_call.hpp"
+#include "api/case_inputs.hpp"
+#include "api/case_kind.hpp"
+
+namespace mlacheck::api {
+
+CasePrefetcher::CasePrefetcher(std::vector<RunCase> cases, std::size_t lookahead, std::size_t threads)
+    : cases_(std::move(cases)), lookahead_(lookahead), slots_(cases_.size()) {
+  if (lookahead_ == 0) throw std::invalid_argument("lookahead must be at least 1");
+  if (threads == 0) throw std::invalid_argument("threads must be at least 1");
+  threads_.reserve(threads);
+  for (std::size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { work(); });
+}
+
+CasePrefetcher::~CasePrefetcher() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  for (std::thread& t : threads_) t.join();
+}
+
+CasePrefetcher::Taken CasePrefetcher::prepare(const RunCase& run_case) {
+  Taken out;
+  // One case of one entry: mlacheck_case_open is the one place a plan entry becomes a case.
+  mlacheck_plan single;
+  single.cases.push_back(run_case);
+  mlacheck_case* opened = nullptr;
+  if (mlacheck_case_open(&single, 0, &opened) != MLACHECK_OK) {
+    out.error = mlacheck_last_error();
+    return out;
+  }
+  out.c.reset(opened);
+  mlacheck_case* c = out.c.get();
+  // Only what a backend under test gets: kv_gather cases and decode sequences have no inputs
+  // here, and an oracle self-check's work is its verdict.
+  if (c->kind != MLACHECK_CASE_MLA_DECODE || !c->unsupported_reason.empty()) return out;
+  // Named as the call that makes the inputs when the caller asks (the Python package asks by block
+  // for a pool that starts at a first_block), so an error reads the same with or without prefetch.
+  const char* asked_by = c->prepared.problem.first_block == 0 ? "mlacheck_case_inputs" : "mlacheck_case_inputs_by_block";
+  const mlacheck_status status = api_call(asked_by, [c] {
+    encode_inputs(c);
+    ensure_oracle(c);  // an oracle that refuses leaves the row ERRORED, which the verdict reports
+  });
+  if (status != MLACHECK_OK) out.error = mlacheck_last_error();
+  return out;
+}
+
+void CasePrefetcher::work() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    changed_.wait(lock, [this] {
+      return stopping_ || (next_claim_ < cases_.size() && next_claim_ < next_take_ + lookahead_);
+    });
+    if (stopping_) return;
+    const std::size_t i = next_claim_++;
+    lock.unlock();
+    Taken taken;
+    try {
+      taken = prepare(cases_[i]);
+    } catch (const std::exception& e) {  // nothing may escape a thread: the case carries it
+      taken.error = e.what();
+    }
+    lock.lock();
+    slots_[i].taken = std::move(taken);
+    slots_[i].ready = true;
+    changed_.notify_all();
+  }
+}
+
+CasePrefetcher::Taken CasePrefetcher::next() {
+  std::unique_lock lock(mutex_);
+  if (next_take_ >= cases_.size()) {
+    throw std::out_of_range("all " + std::to_string(cases_.size()) + " cases were taken");
+  }
+  const std::size_t i = next_take_;
+  changed_.wait(lock, [&] { return slots_[i].ready; });
+  Taken taken = std::move(slots_[i].taken);
+  ++next_take_;
+  lock.unlock();
+  changed_.notify_all();  // a slot of the lookahead came free
+  return taken;
+}
+
+}  // namespace mlacheck::api
