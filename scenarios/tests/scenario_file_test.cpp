@@ -306,6 +306,8 @@ TEST(MalformedScenarioTable, CaseThatNamesItselfOrNoOperation) {
   expect_error(kHeader + good_row(";name=ok"), 2, "case", "the id column names the case");
   expect_error(kHeader + good_row_with("mla_decode:", "heads=128;"), 2, "case",
                "is not one of mla_decode, kv_gather (a case starts with op:)");
+  expect_error(kHeader + "bare,S4,ref,DeepSeek-V3,title,non-pow2-qlen-rows-collapse,comparison,mla_decode,note\n", 2,
+               "case", "expected it to start with 'mla_decode:'");
 }
 
 TEST(MalformedScenarioTable, UnknownFaultOrOp) {
