@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "bench/decode_bench_shapes.hpp"
+#include "bench/decode_roofline.hpp"
 #include "cli/backend_description.hpp"
 #include "device/backend/decode_path.hpp"
 #include "device/backend_factory.hpp"
@@ -17,8 +17,9 @@
 #include "device/platform/device_info.hpp"
 #include "device/plugin/plugin_backend.hpp"
 #include "harness/case_prefetch.hpp"
-#include "harness/default_sweep.hpp"
 #include "harness/mla_case.hpp"
+#include "plan/bench_shapes.hpp"
+#include "plan/default_sweep.hpp"
 
 namespace mlacheck::cli {
 

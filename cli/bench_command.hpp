@@ -1,5 +1,5 @@
 #pragma once
-// `mlacheck bench`: times each decode path on the benchmark shapes (bench/decode_bench_shapes.hpp)
+// `mlacheck bench`: times each decode path on the benchmark shapes (plan/bench_shapes.hpp)
 // against the device's copy bandwidth measured in the same run, after checking every configuration
 // once against the oracle; then the harness's own throughput on the default sweep. With
 // --backend PLUGIN the plugin's run() is timed instead: device events on its stream with the L2

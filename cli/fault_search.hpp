@@ -1,6 +1,6 @@
 #pragma once
 // Hunts one fault with the random properties: rapidcheck draws problems from the test-support
-// generators (properties/support), runs each through the harness driver with the fault on, and
+// generators (generators/), runs each through the harness driver with the fault on, and
 // calls the fault caught when a case FAILS or ERRORS with it and PASSES without it; rapidcheck
 // then shrinks that case to a small counterexample.
 #include <cstdint>
@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "device/faults.hpp"
+#include "generators/gather_problem_gen.hpp"
+#include "generators/mla_problem_gen.hpp"
 #include "harness/case_prefetch.hpp"
 #include "harness/case_result.hpp"
-#include "properties/support/gather_problem_gen.hpp"
-#include "properties/support/mla_problem_gen.hpp"
 
 namespace mlacheck::cli {
 

@@ -39,6 +39,9 @@ class Reader {
   std::optional<float> take_float(std::string_view key);
   std::optional<std::vector<int>> take_int_list(std::string_view key, int min, int max);
   void finish() const;
+  // The fields not taken yet, key -> value as written: what a partial repro pattern fixes
+  // (scenarios/repro_pattern.hpp).
+  const std::map<std::string, std::string, std::less<>>& remaining() const { return fields_; }
 
  private:
   std::string op_;

@@ -8,10 +8,10 @@
 #include "core/gather_problem.hpp"
 #include "core/mla_problem.hpp"
 #include "core/mla_sequence.hpp"
-#include "harness/default_sweep.hpp"
-#include "harness/oracle_self_check.hpp"
-#include "properties/support/gather_problem_gen.hpp"
-#include "properties/support/mla_problem_gen.hpp"
+#include "generators/gather_problem_gen.hpp"
+#include "generators/mla_problem_gen.hpp"
+#include "plan/default_sweep.hpp"
+#include "plan/oracle_self_check_problems.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace mlacheck {

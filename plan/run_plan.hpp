@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "generators/gather_problem_gen.hpp"
+#include "generators/mla_problem_gen.hpp"
 #include "harness/refusal_policy.hpp"
-#include "properties/support/gather_problem_gen.hpp"
-#include "properties/support/mla_problem_gen.hpp"
 
 namespace mlacheck {
 

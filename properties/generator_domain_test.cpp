@@ -15,9 +15,9 @@
 #include "device/backend/persistent_plan.hpp"
 #include "device/kernels/split_kv_plan.hpp"
 #include "device/planner/planner_error.hpp"
+#include "generators/gather_problem_gen.hpp"
+#include "generators/mla_problem_gen.hpp"
 #include "properties/gpu/case_limits.hpp"
-#include "properties/support/gather_problem_gen.hpp"
-#include "properties/support/mla_problem_gen.hpp"
 
 namespace mlacheck {
 namespace {

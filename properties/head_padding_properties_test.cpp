@@ -8,9 +8,9 @@
 #include <rapidcheck/gtest.h>
 
 #include "core/mla_inputs.hpp"
+#include "generators/mla_problem_gen.hpp"
 #include "properties/support/closeness.hpp"
 #include "properties/support/mla_case_edits.hpp"
-#include "properties/support/mla_problem_gen.hpp"
 #include "reference/head_padding.hpp"
 #include "reference/mla_decode_reference.hpp"
 

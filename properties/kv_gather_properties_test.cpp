@@ -12,7 +12,7 @@
 #include "core/dtype.hpp"
 #include "core/fill.hpp"
 #include "core/gather_inputs.hpp"
-#include "properties/support/gather_problem_gen.hpp"
+#include "generators/gather_problem_gen.hpp"
 #include "reference/kv_gather_reference.hpp"
 
 namespace mlacheck {

@@ -7,8 +7,8 @@
 #include <rapidcheck/gtest.h>
 
 #include "core/mla_inputs.hpp"
+#include "generators/mla_problem_gen.hpp"
 #include "properties/support/closeness.hpp"
-#include "properties/support/mla_problem_gen.hpp"
 #include "reference/mla_decode_plain.hpp"
 #include "reference/mla_decode_reference.hpp"
 

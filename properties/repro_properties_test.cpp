@@ -4,8 +4,8 @@
 #include <rapidcheck/gtest.h>
 
 #include "core/mla_sequence.hpp"
-#include "properties/support/gather_problem_gen.hpp"
-#include "properties/support/mla_problem_gen.hpp"
+#include "generators/gather_problem_gen.hpp"
+#include "generators/mla_problem_gen.hpp"
 
 namespace mlacheck {
 namespace {

@@ -13,7 +13,7 @@
 #include "core/compare.hpp"
 #include "core/mla_inputs.hpp"
 #include "core/tolerance.hpp"
-#include "properties/support/mla_problem_gen.hpp"
+#include "generators/mla_problem_gen.hpp"
 #include "reference/kernel_arithmetic_model.hpp"
 #include "reference/mla_decode_reference.hpp"
 

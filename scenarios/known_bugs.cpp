@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <stdexcept>
 
-#include "core/gather_problem.hpp"
 #include "core/mla_problem.hpp"
 #include "scenarios/cell_parse.hpp"
 #include "scenarios/csv_table_impl.hpp"
@@ -14,9 +14,6 @@ namespace mlacheck::scenarios {
 
 namespace {
 
-constexpr std::string_view kMatchColumns[] = {"op",      "path",     "kv_dtype", "heads", "q_len",
-                                              "backend", "platform", "repro"};
-
 std::optional<int> optional_int(const CellReader& row, std::string_view column) {
   if (row.empty(column)) return std::nullopt;
   return static_cast<int>(
@@ -25,24 +22,29 @@ std::optional<int> optional_int(const CellReader& row, std::string_view column) 
 
 KnownBug to_known_bug(const CsvTable& table, const CsvRow& csv) {
   const CellReader row(table, csv);
-  if (row.empty("id")) row.fail("id", "required");
-  bool any_match = false;
-  for (std::string_view c : kMatchColumns) any_match = any_match || !row.empty(c);
-  if (!any_match) row.fail("", "no match field is set: the entry would cover every failing case");
+  for (std::string_view c : {"id", "case"}) {
+    if (row.empty(c)) row.fail(c, "required");
+  }
   KnownBug bug;
   bug.id = std::string(row.text("id"));
   bug.reference = std::string(row.text("reference"));
-  bug.op = std::string(row.text("op"));
-  if (!bug.op.empty() && bug.op != "mla_decode" && bug.op != "kv_gather") {
-    row.fail("op", "'" + bug.op + "' is not one of mla_decode, kv_gather");
-  }
+  bug.pattern = row.parse("case", [](std::string_view t) {
+    try {
+      return parse_repro_pattern(t);
+    } catch (const std::invalid_argument& e) {
+      throw CellError(e.what());
+    }
+  });
   bug.path = std::string(row.text("path"));
-  if (!row.empty("kv_dtype")) bug.kv_dtype = row.parse("kv_dtype", parse_dtype_cell);
-  bug.heads = optional_int(row, "heads");
-  bug.q_len = optional_int(row, "q_len");
   bug.backend = std::string(row.text("backend"));
   bug.platform = std::string(row.text("platform"));
-  bug.repro = std::string(row.text("repro"));
+  bug.rank_heads = optional_int(row, "rank_heads");
+  bug.q_len = optional_int(row, "q_len");
+  for (std::string_view c : {"rank_heads", "q_len"}) {
+    if (!row.empty(c) && bug.pattern.op != "mla_decode") {
+      row.fail(c, "op " + bug.pattern.op + " has no such field; leave the cell empty");
+    }
+  }
   bug.note = std::string(row.text("note"));
   bug.source = table.file + ":" + std::to_string(csv.line);
   return bug;
@@ -50,27 +52,16 @@ KnownBug to_known_bug(const CsvTable& table, const CsvRow& csv) {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-// The problem-level fields of a row, read back from its canonical repro string.
-struct ProblemFacts {
-  DType kv_dtype;
-  int heads;
-  std::vector<int> q_lens;
-};
-
-std::optional<ProblemFacts> facts_of(const CaseResult& row) {
+// The two facts of an mla_decode case that no one repro key states.
+bool mla_facts_match(const KnownBug& bug, const std::string& repro) {
+  if (!bug.rank_heads && !bug.q_len) return true;
   try {
-    if (row.op == "mla_decode") {
-      const MlaDecodeProblem p = parse_mla_decode(row.repro);
-      return ProblemFacts{p.kv_dtype, heads(p), p.q_lens};
-    }
-    if (row.op == "kv_gather") {
-      const KvGatherProblem p = parse_kv_gather(row.repro);
-      return ProblemFacts{p.cache_dtype, p.num_kv_heads, {}};
-    }
+    const MlaDecodeProblem p = parse_mla_decode(repro);
+    if (bug.rank_heads && *bug.rank_heads != heads(p)) return false;
+    return !bug.q_len || std::find(p.q_lens.begin(), p.q_lens.end(), *bug.q_len) != p.q_lens.end();
   } catch (const std::invalid_argument&) {
-    // A row without a parsable repro (an oracle self-check) has no problem fields to match.
+    return false;
   }
-  return std::nullopt;
 }
 
 }  // namespace
@@ -91,20 +82,9 @@ std::vector<KnownBug> load_known_bugs(const std::string& path) {
 }
 
 bool matches(const KnownBug& bug, const CaseResult& row) {
-  if (!bug.op.empty() && bug.op != row.op) return false;
   if (!bug.path.empty() && bug.path != row.path) return false;
-  if (!contains(row.backend, bug.backend) || !contains(row.device, bug.platform) || !contains(row.repro, bug.repro)) {
-    return false;
-  }
-  if (!bug.kv_dtype && !bug.heads && !bug.q_len) return true;
-  const std::optional<ProblemFacts> facts = facts_of(row);
-  if (!facts) return false;
-  if (bug.kv_dtype && *bug.kv_dtype != facts->kv_dtype) return false;
-  if (bug.heads && *bug.heads != facts->heads) return false;
-  if (bug.q_len && std::find(facts->q_lens.begin(), facts->q_lens.end(), *bug.q_len) == facts->q_lens.end()) {
-    return false;
-  }
-  return true;
+  if (!contains(row.backend, bug.backend) || !contains(row.device, bug.platform)) return false;
+  return matches(bug.pattern, row.repro) && mla_facts_match(bug, row.repro);
 }
 
 const KnownBug* find_known_bug(const std::vector<KnownBug>& bugs, const CaseResult& row) {

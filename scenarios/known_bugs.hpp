@@ -1,16 +1,18 @@
 #pragma once
 // Known bugs: a scoped list that turns a matching case's FAILED or ERRORED state into KNOWN_BUG
 // without changing its data (the numbers, the reason, the repro stay; the reason gains the entry).
-// Entries match partially: every non-empty field must match, empty fields match anything, and an
-// entry needs at least one non-empty match field so that it can never cover every case.
+// An entry names the case it covers as a partial repro pattern (the operation and the fields it
+// fixes, repro_pattern.hpp) and may narrow it by what the run saw (the path taken, the backend,
+// the platform) and by two facts no one repro key states (heads per rank, one request's q_len).
+// Every field it sets must match; empty ones match anything.
 #include <array>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "core/dtype.hpp"
 #include "harness/case_result.hpp"
+#include "scenarios/repro_pattern.hpp"
 
 namespace mlacheck::scenarios {
 
@@ -18,24 +20,22 @@ struct KnownBug {
   std::string id;         // unique in its table
   std::string reference;  // where the bug is tracked
   // Match fields.
-  std::string op;                 // "mla_decode" or "kv_gather"
-  std::string path;               // the path the case took: "split_kv", "persistent", "gather"
-  std::optional<DType> kv_dtype;  // the cache dtype
-  std::optional<int> heads;       // per-rank query heads (mla_decode) or kv heads (kv_gather)
-  std::optional<int> q_len;       // some request of the case has this q_len (mla_decode only)
-  std::string backend;            // substring of the row's backend
-  std::string platform;           // substring of the row's device, e.g. "MI355X", "gfx950", "H100"
-  std::string repro;              // substring of the repro string, for any other field
+  ReproPattern pattern;                // the case: its operation and the fields it fixes
+  std::string path;                    // the path the case took: "split_kv", "persistent", "gather"
+  std::string backend;                 // substring of the row's backend
+  std::string platform;                // substring of the row's device, e.g. "MI355X", "gfx950", "H100"
+  std::optional<int> rank_heads;       // query heads per rank, heads / tp (mla_decode)
+  std::optional<int> q_len;            // some request of the case has this q_len (mla_decode)
   std::string note;
-  std::string source;             // "file:line" of its row
+  std::string source;  // "file:line" of its row
 };
 
-inline constexpr std::array<std::string_view, 11> kKnownBugColumns = {
-    "id", "reference", "op", "path", "kv_dtype", "heads", "q_len", "backend", "platform", "repro", "note",
+inline constexpr std::array<std::string_view, 9> kKnownBugColumns = {
+    "id", "reference", "case", "path", "backend", "platform", "rank_heads", "q_len", "note",
 };
 
-// Reads a known-bug table; TableError as for scenarios (a duplicate id, an entry without any
-// match field, a cell that does not parse).
+// Reads a known-bug table; TableError as for scenarios (a duplicate id, an empty case, a case
+// pattern or cell that does not parse, a column its operation has no such field for).
 std::vector<KnownBug> load_known_bugs(const std::string& path);
 
 bool matches(const KnownBug& bug, const CaseResult& row);

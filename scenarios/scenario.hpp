@@ -31,20 +31,16 @@ struct Scenario {
   std::string source;     // "file:line" of its row
 };
 
-// The table's columns (scenarios/README.md documents each).
-inline constexpr std::array<std::string_view, 30> kScenarioColumns = {
-    "id",          "upstream", "reference", "model",       "title",    "op",         "fault",   "caught_by", "heads",
-    "tp",          "lv",       "rope",      "kv_lens",     "q_lens",   "block_size", "q_dtype", "kv_dtype",  "kv_scale",
-    "o_dtype",     "path",     "layout",    "interleaved", "kv_heads", "head_size",  "seed",    "note",
-    "first_block",  // issue 13 item 2: blocks placed past 4 GiB
-    "steps",        // issue 13 item 3: decode sequences (core/mla_sequence.hpp)
-    "joins",        //   per request: the step it joins
-    "leaves",       //   per request: the first step it has left
+// The table's columns (scenarios/README.md documents each): the case as a repro string
+// (case_repro.hpp) and its provenance.
+inline constexpr std::array<std::string_view, 9> kScenarioColumns = {
+    "id", "upstream", "reference", "model", "title", "fault", "caught_by", "case", "note",
 };
 
 // Reads a scenario table. Throws TableError ("file:line: column 'c': reason") for a malformed
-// file (csv_table.hpp), a cell that does not parse, a column set on an op that has no such field,
-// a duplicate id, an unknown fault, and a problem that validate() refuses.
+// file (csv_table.hpp), an empty cell, a case that does not parse as a repro string or that
+// validate() refuses (the reason names the key), a case naming itself (the id does), a duplicate
+// id and an unknown fault.
 std::vector<Scenario> load_scenarios(const std::string& path);
 
 }  // namespace mlacheck::scenarios

@@ -1,11 +1,13 @@
-// Rows of a scenario table into Scenarios: each cell parsed for its column, the problem built
-// from the cells its op uses (empty cells take the descriptor's defaults) and validated.
+// Rows of a scenario table into Scenarios: the provenance cells as they are, the fault and its
+// ways of being caught parsed, and the case parsed as a repro string named by the row's id.
 #include <algorithm>
-#include <limits>
 #include <map>
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/repro_format.hpp"
+#include "core/validate_util.hpp"
+#include "scenarios/case_repro.hpp"
 #include "scenarios/cell_parse.hpp"
 #include "scenarios/csv_table_impl.hpp"
 #include "scenarios/scenario.hpp"
@@ -15,118 +17,28 @@ namespace mlacheck::scenarios {
 
 namespace {
 
-constexpr int kIntMax = std::numeric_limits<int>::max();
-
-// Columns only one op has: a value in the other op's row is a mistake in the table.
-constexpr std::string_view kMlaOnly[] = {"heads",    "tp",   "lv",          "rope",  "q_lens", "q_dtype",
-                                         "kv_scale", "path", "first_block", "steps", "joins",  "leaves"};
-constexpr std::string_view kGatherOnly[] = {"layout", "interleaved", "kv_heads", "head_size"};
-constexpr std::string_view kRequired[] = {"id", "upstream", "reference", "model", "title",
-                                          "op", "fault",    "caught_by", "kv_lens", "note"};
-
-// validate() names fields by their repro keys; the column a key's value came from, or "" for a
-// derived field no column sets (scale, num_blocks, strides).
-std::string column_of_field(std::string_view field) {
-  static constexpr std::pair<std::string_view, std::string_view> kRenamed[] = {
-      {"name", "id"},       {"kv", "kv_lens"},           {"q", "q_lens"},
-      {"bs", "block_size"}, {"cache_dtype", "kv_dtype"}, {"out_dtype", "o_dtype"},
-      {"join", "joins"},    {"leave", "leaves"}};
-  for (const auto& [key, column] : kRenamed) {
-    if (key == field) return std::string(column);
+// The case cell with the row's id as its name, parsed and validated as `mlacheck run --case` does:
+// omitted keys take the descriptor's defaults.
+ScenarioProblem case_of(const CellReader& row, const std::string& id) {
+  if (!valid_name(id)) row.fail("id", "'" + id + "' must be 1-128 characters of [A-Za-z0-9_.-]");
+  const std::string_view text = row.text("case");
+  const std::string_view op = repro_op(text);
+  if (!is_case_op(op)) {
+    row.fail("case", "'" + std::string(op) + "' is not one of mla_decode, kv_gather (a case starts with op:)");
   }
-  const bool is_column = std::find(kScenarioColumns.begin(), kScenarioColumns.end(), field) != kScenarioColumns.end();
-  return is_column ? std::string(field) : "";
-}
-
-int int_cell(const CellReader& row, std::string_view column, int min) {
-  return static_cast<int>(row.parse(column, [&](std::string_view t) { return parse_int_cell(t, min, kIntMax); }));
-}
-
-std::vector<int> list_cell(const CellReader& row, std::string_view column) {
-  return row.parse(column, [](std::string_view t) { return parse_int_list_cell(t, 0, kIntMax); });
-}
-
-DType dtype_cell(const CellReader& row, std::string_view column, DType fallback) {
-  return row.empty(column) ? fallback : row.parse(column, parse_dtype_cell);
-}
-
-template <class Problem>
-Problem validated(const CellReader& row, Problem p) {
   try {
-    p = with_defaults(p);
-    validate(p);
-  } catch (const InvalidProblem& e) {
-    row.fail(column_of_field(e.field()), e.what());
-  }
-  return p;
-}
-
-MlaDecodeProblem mla_problem(const CellReader& row) {
-  MlaDecodeProblem p;
-  p.name = std::string(row.text("id"));
-  if (row.empty("heads")) row.fail("heads", "required for op mla_decode");
-  p.total_heads = int_cell(row, "heads", 1);
-  if (!row.empty("tp")) p.tp = int_cell(row, "tp", 1);
-  if (!row.empty("lv")) p.kv_lora_rank = int_cell(row, "lv", 1);
-  if (!row.empty("rope")) p.rope_dim = int_cell(row, "rope", 0);
-  p.kv_lens = list_cell(row, "kv_lens");
-  p.q_lens = row.empty("q_lens") ? std::vector<int>(p.kv_lens.size(), 1) : list_cell(row, "q_lens");
-  if (!row.empty("block_size")) p.block_size = int_cell(row, "block_size", 1);
-  p.q_dtype = dtype_cell(row, "q_dtype", p.q_dtype);
-  p.kv_dtype = dtype_cell(row, "kv_dtype", p.kv_dtype);
-  if (!row.empty("kv_scale")) p.kv_scale = row.parse("kv_scale", parse_float_cell);
-  p.o_dtype = dtype_cell(row, "o_dtype", p.o_dtype);
-  if (!row.empty("path")) {
-    p.path = row.parse("path", [](std::string_view t) {
-      if (t == "auto") return DecodePath::automatic;
-      if (t == "persistent") return DecodePath::persistent;
-      if (t == "split_kv") return DecodePath::split_kv;
-      throw CellError("'" + std::string(t) + "' is not one of auto, persistent, split_kv");
-    });
-  }
-  if (!row.empty("seed")) p.seed = row.parse("seed", parse_u64_cell);
-  if (!row.empty("first_block")) p.first_block = int_cell(row, "first_block", 0);
-  // A decode sequence (core/mla_sequence.hpp); joins and leaves take their defaults (every request
-  // from the first step to the last) when empty, and make sense only with steps.
-  if (!row.empty("steps")) p.steps = int_cell(row, "steps", 1);
-  for (std::string_view column : {"joins", "leaves"}) {
-    if (row.empty(column)) continue;
-    if (p.steps == 1) row.fail(column, "needs steps > 1 (a decode sequence); leave the cell empty");
-    (column == "joins" ? p.joins : p.leaves) = list_cell(row, column);
-  }
-  return validated(row, std::move(p));
-}
-
-KvGatherProblem gather_problem(const CellReader& row) {
-  KvGatherProblem p;
-  p.name = std::string(row.text("id"));
-  if (row.empty("layout")) row.fail("layout", "required for op kv_gather");
-  p.layout = row.parse("layout", [](std::string_view t) {
-    if (t == "nhd") return CacheLayout::nhd;
-    if (t == "shuffle") return CacheLayout::shuffle;
-    throw CellError("'" + std::string(t) + "' is not one of nhd, shuffle");
-  });
-  if (!row.empty("interleaved")) p.interleaved = row.parse("interleaved", parse_bool_cell);
-  if (!row.empty("kv_heads")) p.num_kv_heads = int_cell(row, "kv_heads", 1);
-  if (!row.empty("head_size")) p.head_size = int_cell(row, "head_size", 1);
-  if (!row.empty("block_size")) p.block_size = int_cell(row, "block_size", 1);
-  p.kv_lens = list_cell(row, "kv_lens");
-  p.cache_dtype = dtype_cell(row, "kv_dtype", p.cache_dtype);
-  p.out_dtype = dtype_cell(row, "o_dtype", p.cache_dtype);
-  if (!row.empty("seed")) p.seed = row.parse("seed", parse_u64_cell);
-  return validated(row, std::move(p));
-}
-
-template <std::size_t K>
-void require_empty(const CellReader& row, const std::string_view (&columns)[K], std::string_view op) {
-  for (std::string_view c : columns) {
-    if (!row.empty(c)) row.fail(c, "op " + std::string(op) + " has no such field; leave the cell empty");
+    if (repro::Reader(text, op).remaining().count("name") != 0) {
+      row.fail("case", "the id column names the case; leave name= out of the cell");
+    }
+    return parse_case(std::string(op) + ":name=" + id + ";" + std::string(text.substr(op.size() + 1)));
+  } catch (const std::invalid_argument& e) {  // ReproParseError, InvalidProblem: the message names the key
+    row.fail("case", e.what());
   }
 }
 
 Scenario to_scenario(const CsvTable& table, const CsvRow& csv) {
   const CellReader row(table, csv);
-  for (std::string_view c : kRequired) {
+  for (std::string_view c : kScenarioColumns) {
     if (row.empty(c)) row.fail(c, "required");
   }
   Scenario s;
@@ -152,16 +64,7 @@ Scenario to_scenario(const CsvTable& table, const CsvRow& csv) {
       throw CellError(e.what());
     }
   });
-  const std::string_view op = row.text("op");
-  if (op == "mla_decode") {
-    require_empty(row, kGatherOnly, op);
-    s.problem = mla_problem(row);
-  } else if (op == "kv_gather") {
-    require_empty(row, kMlaOnly, op);
-    s.problem = gather_problem(row);
-  } else {
-    row.fail("op", "'" + std::string(op) + "' is not one of mla_decode, kv_gather");
-  }
+  s.problem = case_of(row, s.id);
   return s;
 }
 

@@ -1,9 +1,10 @@
-// The bench's shapes, roofline arithmetic and speed targets, without a GPU.
-#include "bench/decode_bench_shapes.hpp"
-
+// The bench's shapes (plan/), roofline arithmetic and speed targets, without a GPU.
 #include <gtest/gtest.h>
 
 #include <string>
+
+#include "bench/decode_roofline.hpp"
+#include "plan/bench_shapes.hpp"
 
 namespace mlacheck {
 namespace {

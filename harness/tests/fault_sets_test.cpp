@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "harness/case_prefetch.hpp"
-#include "harness/default_sweep.hpp"
 #include "harness/device_outcome.hpp"
+#include "plan/default_sweep.hpp"
 
 namespace mlacheck {
 namespace {

@@ -9,9 +9,9 @@
 #include <ostream>
 #include <string>
 
-#include "harness/default_sweep.hpp"
 #include "harness/gather_case.hpp"
 #include "harness/mla_case.hpp"
+#include "plan/default_sweep.hpp"
 
 namespace mlacheck {
 

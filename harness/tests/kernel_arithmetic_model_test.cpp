@@ -20,8 +20,8 @@
 #include "core/fill.hpp"
 #include "core/tolerance.hpp"
 #include "device/tests/fp8_query_cases.hpp"
-#include "harness/default_sweep.hpp"
 #include "harness/mla_judge.hpp"
+#include "plan/default_sweep.hpp"
 #include "reference/mla_decode_reference.hpp"
 
 namespace mlacheck {

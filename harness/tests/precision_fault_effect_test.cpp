@@ -12,7 +12,7 @@
 #include "core/mla_inputs.hpp"
 #include "device/backend.hpp"
 #include "device/faults.hpp"
-#include "harness/default_sweep.hpp"
+#include "plan/default_sweep.hpp"
 
 namespace mlacheck {
 namespace {

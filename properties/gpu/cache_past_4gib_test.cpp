@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "generators/mla_problem_gen.hpp"
 #include "harness/mla_case.hpp"
 #include "properties/gpu/case_assertions.hpp"
 #include "properties/gpu/coverage.hpp"
 #include "properties/gpu/gpu_devices.hpp"
 #include "properties/gpu/property_check.hpp"
-#include "properties/support/mla_problem_gen.hpp"
 
 namespace mlacheck {
 namespace {

@@ -6,8 +6,8 @@
 // on the H100 host) and the CPU oracle (double precision, one thread). So the oracle's work per
 // case is bounded (max_oracle_flops, which also bounds the cache a case fills), caches stay short,
 // and 16k-token caches stay rare. docs/properties.md has the measured times.
-#include "properties/support/gather_problem_gen.hpp"
-#include "properties/support/mla_problem_gen.hpp"
+#include "generators/gather_problem_gen.hpp"
+#include "generators/mla_problem_gen.hpp"
 
 namespace mlacheck {
 

@@ -8,8 +8,8 @@
 #include <map>
 #include <sstream>
 
+#include "generators/mla_problem_gen.hpp"
 #include "properties/gpu/case_limits.hpp"
-#include "properties/support/mla_problem_gen.hpp"
 
 namespace mlacheck {
 namespace {

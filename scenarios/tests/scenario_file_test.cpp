@@ -15,17 +15,20 @@
 namespace mlacheck::scenarios {
 namespace {
 
-const std::string kHeader =
-    "id,upstream,reference,model,title,op,fault,caught_by,heads,tp,lv,rope,kv_lens,q_lens,block_size,q_dtype,kv_dtype,"
-    "kv_scale,o_dtype,path,layout,interleaved,kv_heads,head_size,seed,note,first_block,steps,joins,leaves\n";
-// A good mla_decode row; the columns after note (the last ones added) as given, the lists quoted.
-std::string good_row(const std::string& first_block = "", const std::string& steps = "", const std::string& joins = "",
-                     const std::string& leaves = "") {
-  return "ok,S4,ref,DeepSeek-V3,title,mla_decode,non-pow2-qlen-rows-collapse,comparison,128,8,512,64,"
-         "\"100,200\",\"3,5\",16,,,,,split_kv,,,,,1,note," +
-         first_block + "," + steps + ",\"" + joins + "\",\"" + leaves + "\"\n";
+const std::string kHeader = "id,upstream,reference,model,title,fault,caught_by,case,note\n";
+const std::string kGoodCase = "mla_decode:heads=128;tp=8;lv=512;rope=64;kv=100,200;q=3,5;bs=16;path=split_kv;seed=1";
+// A good mla_decode row whose case is kGoodCase with `more` fields after it; the cell quoted (its
+// lists hold commas).
+std::string good_row(const std::string& more = "") {
+  return "ok,S4,ref,DeepSeek-V3,title,non-pow2-qlen-rows-collapse,comparison,\"" + kGoodCase + more + "\",note\n";
 }
 const std::string kGoodRow = good_row();
+// kGoodRow with the first `from` of its case replaced by `to`.
+std::string good_row_with(const std::string& from, const std::string& to) {
+  std::string row = kGoodRow;
+  row.replace(row.find(from), from.size(), to);
+  return row;
+}
 
 // The TableError that loading `text` (written to a file) throws; fails the test if none.
 TableError load_error(const std::string& text) {
@@ -116,17 +119,17 @@ TEST(ShippedScenarioTable, R5RowsReplayAPersistentPlanAcrossGrowingSteps) {
 }
 
 TEST(ScenarioTable, FirstBlockPlacesTheRequestsBlocks) {
-  const TempTable file(kHeader + good_row("116600"));
+  const TempTable file(kHeader + good_row(";first_block=116600"));
   const auto scenarios = load_scenarios(file.path());
   const auto& p = std::get<MlaDecodeProblem>(scenarios.at(0).problem);
   EXPECT_EQ(p.first_block, 116600);
   EXPECT_EQ(p.num_blocks, 116600 + blocks_needed(p));
-  expect_error(kHeader + good_row("-1"), 2, "first_block", "'-1'");
+  expect_error(kHeader + good_row(";first_block=-1"), 2, "case", "key 'first_block': -1 is outside [0,");
 }
 
-// Issue 13 item 3: steps, joins and leaves make the row a decode sequence (core/mla_sequence.hpp).
+// Issue 13 item 3: steps, join and leave make the row a decode sequence (core/mla_sequence.hpp).
 TEST(ScenarioTable, StepsJoinsAndLeavesMakeASequence) {
-  const TempTable file(kHeader + good_row("", "6", "0,2", "4,6") + good_row("", "3").replace(0, 2, "fixed"));
+  const TempTable file(kHeader + good_row(";steps=6;join=0,2;leave=4,6") + good_row(";steps=3").replace(0, 2, "fixed"));
   const auto scenarios = load_scenarios(file.path());
   const auto& p = std::get<MlaDecodeProblem>(scenarios.at(0).problem);
   EXPECT_EQ(p.steps, 6);
@@ -142,28 +145,28 @@ TEST(ScenarioTable, StepsJoinsAndLeavesMakeASequence) {
   EXPECT_TRUE(fixed.joins.empty());
   EXPECT_TRUE(fixed.leaves.empty());
   // Lists of their defaults read as empty (the canonical form).
-  const TempTable defaults(kHeader + good_row("", "4", "0*2", "4,4"));
-  const auto& canonical = std::get<MlaDecodeProblem>(load_scenarios(defaults.path()).at(0).problem);
+  const TempTable defaults(kHeader + good_row(";steps=4;join=0*2;leave=4,4"));
+  const auto canonical = std::get<MlaDecodeProblem>(load_scenarios(defaults.path()).at(0).problem);
   EXPECT_TRUE(canonical.joins.empty());
   EXPECT_TRUE(canonical.leaves.empty());
 }
 
 TEST(MalformedScenarioTable, SequenceCellsThatDoNotParseOrDoNotFit) {
-  expect_error(kHeader + good_row("", "x"), 2, "steps", "'x' is not an integer");
-  expect_error(kHeader + good_row("", "0"), 2, "steps", "'0' must be in [1,");
-  expect_error(kHeader + good_row("", "4", "0,1x"), 2, "joins", "item '1x'");
-  expect_error(kHeader + good_row("", "4", "", "-1,4"), 2, "leaves", "item '-1'");
+  expect_error(kHeader + good_row(";steps=x"), 2, "case", "key 'steps': 'x' is not a valid number");
+  expect_error(kHeader + good_row(";steps=0"), 2, "case", "key 'steps': 0 is outside [1,");
+  expect_error(kHeader + good_row(";steps=4;join=0,1x"), 2, "case", "key 'join': '1x' is not a valid number");
+  expect_error(kHeader + good_row(";steps=4;leave=-1,4"), 2, "case", "key 'leave': element -1 is outside [0,");
   // Joins and leaves without steps: a one-step problem has neither.
-  expect_error(kHeader + good_row("", "", "0,1"), 2, "joins", "needs steps > 1");
-  expect_error(kHeader + good_row("", "1", "", "1,1"), 2, "leaves", "needs steps > 1");
-  // What validate_sequence refuses names its column.
-  expect_error(kHeader + good_row("", "65"), 2, "steps", "invalid mla_decode problem: steps=65");
-  expect_error(kHeader + good_row("", "4", "1"), 2, "joins", "invalid mla_decode problem: join=1");
-  expect_error(kHeader + good_row("", "4", "0,5"), 2, "joins", "invalid mla_decode problem: join=5");
-  expect_error(kHeader + good_row("", "4", "2,0", "1,4"), 2, "leaves", "invalid mla_decode problem: leave=1");
+  expect_error(kHeader + good_row(";join=0,1"), 2, "case", "join=0,1: needs steps > 1");
+  expect_error(kHeader + good_row(";steps=1;leave=1,1"), 2, "case", "leave=1*2: needs steps > 1");
+  // What validate_sequence refuses names its key.
+  expect_error(kHeader + good_row(";steps=65"), 2, "case", "invalid mla_decode problem: steps=65");
+  expect_error(kHeader + good_row(";steps=4;join=1"), 2, "case", "invalid mla_decode problem: join=1");
+  expect_error(kHeader + good_row(";steps=4;join=0,5"), 2, "case", "invalid mla_decode problem: join=5");
+  expect_error(kHeader + good_row(";steps=4;join=2,0;leave=1,4"), 2, "case", "invalid mla_decode problem: leave=1");
 }
 
-TEST(GoodScenarioTable, ConvertsEveryColumn) {
+TEST(GoodScenarioTable, ReadsEveryColumn) {
   const std::string path = std::string(MLACHECK_SCENARIO_FIXTURES) + "/good_scenarios.csv";
   const auto scenarios = load_scenarios(path);
   ASSERT_EQ(scenarios.size(), 3u);
@@ -189,7 +192,7 @@ TEST(GoodScenarioTable, ConvertsEveryColumn) {
   EXPECT_EQ(p.seed, 8u);
 }
 
-TEST(GoodScenarioTable, EmptyCellsTakeTheDescriptorDefaults) {
+TEST(GoodScenarioTable, OmittedKeysTakeTheDescriptorDefaults) {
   const auto scenarios = load_scenarios(std::string(MLACHECK_SCENARIO_FIXTURES) + "/good_scenarios.csv");
   const auto& p = std::get<MlaDecodeProblem>(scenarios[1].problem);
   MlaDecodeProblem expected;
@@ -204,7 +207,37 @@ TEST(GoodScenarioTable, EmptyCellsTakeTheDescriptorDefaults) {
   EXPECT_EQ(g.head_size, 128);
   EXPECT_EQ(g.block_size, 32);
   EXPECT_EQ(g.cache_dtype, DType::fp8_e4m3fn);
-  EXPECT_EQ(g.out_dtype, DType::fp8_e4m3fn);  // o_dtype empty: the cache's
+  EXPECT_EQ(g.out_dtype, DType::fp8_e4m3fn);  // out_dtype omitted: the cache's
+}
+
+// Issue 27 item 4: a case is a repro string, so every field of the descriptor can be stated,
+// those the named columns could not (q_scale, a fill profile, a TP rank, a split count) included.
+TEST(ScenarioTable, CaseStatesAnyDescriptorField) {
+  const TempTable file(kHeader +
+                       "fp8q,R6,ref,Kimi-K3,title,padded-fp8-single-request,comparison,\"mla_decode:heads=96;tp=8;"
+                       "rank=5;kv=700,1500;q_dtype=fp8_e4m3fn;kv_dtype=fp8_e4m3fn;q_scale=0.3;kv_scale=0.25;"
+                       "splits=3;path=split_kv;profile=sink;seed=77\",note\n");
+  const auto p = std::get<MlaDecodeProblem>(load_scenarios(file.path()).at(0).problem);
+  EXPECT_EQ(p.name, "fp8q");
+  EXPECT_EQ(p.tp_rank, 5);
+  EXPECT_EQ(p.q_dtype, DType::fp8_e4m3fn);
+  EXPECT_EQ(p.q_scale, 0.3f);
+  EXPECT_EQ(p.kv_scale, 0.25f);
+  EXPECT_EQ(p.num_splits, 3);
+  EXPECT_EQ(p.profile, FillProfile::sink);
+  EXPECT_EQ(p.seed, 77u);
+  // The case is the repro string's: the row replays as `mlacheck run --case` with it.
+  EXPECT_EQ(p, parse_mla_decode(to_repro(p)));
+}
+
+TEST(ScenarioTable, HeaderAndCellsAreTrimmed) {
+  std::string header = kHeader;
+  header.replace(0, 3, " id\t, ");
+  const TempTable file(header + "  padded ,S4,ref,DeepSeek-V3,title,non-pow2-qlen-rows-collapse,comparison,"
+                                " mla_decode:kv=9 ,note\n");
+  const Scenario s = load_scenarios(file.path()).at(0);
+  EXPECT_EQ(s.id, "padded");
+  EXPECT_EQ(std::get<MlaDecodeProblem>(s.problem).kv_lens, (std::vector<int>{9}));
 }
 
 TEST(MalformedScenarioTable, MissingFile) {
@@ -233,22 +266,23 @@ TEST(MalformedScenarioTable, MissingColumn) {
 
 TEST(MalformedScenarioTable, RepeatedColumn) {
   std::string header = kHeader;
-  header.insert(header.size() - 1, ",seed");
-  expect_error(header + kGoodRow, 1, "seed", "named twice");
+  header.insert(header.size() - 1, ",note");
+  expect_error(header + kGoodRow, 1, "note", "named twice");
 }
 
 TEST(MalformedScenarioTable, TooFewCells) { expect_error(kHeader + kGoodRow + "short,S1,ref\n", 3, "", "fewer cells"); }
 
 TEST(MalformedScenarioTable, TooManyCells) {
-  // An unquoted list spills into the next columns.
+  // An unquoted case (its lists hold commas) spills into the next columns.
   std::string row = kGoodRow;
-  row.replace(row.find("\"100,200\""), 9, "100,200");
+  row.erase(row.find('"'), 1);
+  row.erase(row.find('"'), 1);
   expect_error(kHeader + row, 2, "", "more cells");
 }
 
 TEST(MalformedScenarioTable, UnclosedQuote) {
   std::string row = kGoodRow;
-  row.replace(row.find("\"100,200\""), 9, "\"100,200");
+  row.erase(row.rfind('"'), 1);
   expect_error(kHeader + row, 2, "", "not closed");
 }
 
@@ -256,19 +290,24 @@ TEST(MalformedScenarioTable, DuplicateId) {
   expect_error(kHeader + kGoodRow + "# again\n" + kGoodRow, 4, "id", "repeats the id of line 2");
 }
 
-TEST(MalformedScenarioTable, CellThatDoesNotParse) {
-  std::string row = kGoodRow;
-  row.replace(row.find(",128,"), 5, ",12x,");
-  expect_error(kHeader + row, 2, "heads", "'12x' is not an integer");
-  row = kGoodRow;
-  row.replace(row.find("\"100,200\""), 9, "\"100,2*0\"");
-  expect_error(kHeader + row, 2, "kv_lens", "item '2*0'");
-  row = kGoodRow;
-  row.replace(row.find(",,,split_kv"), 11, ",0.5x,,split_kv");
-  expect_error(kHeader + row, 2, "kv_scale", "'0.5x' is not a number");
-  row = kGoodRow;
-  row.replace(row.find("split_kv"), 8, "fast");
-  expect_error(kHeader + row, 2, "path", "'fast' is not one of auto, persistent, split_kv");
+TEST(MalformedScenarioTable, CaseFieldThatDoesNotParseNamesItsKey) {
+  expect_error(kHeader + good_row_with("heads=128", "heads=12x"), 2, "case",
+               "key 'heads': '12x' is not a valid number");
+  expect_error(kHeader + good_row_with("kv=100,200", "kv=100,2*0"), 2, "case", "key 'kv': run count must be >= 1");
+  expect_error(kHeader + good_row(";kv_scale=0.5x"), 2, "case", "key 'kv_scale': '0.5x' is not a valid number");
+  expect_error(kHeader + good_row_with("split_kv", "fast"), 2, "case",
+               "key 'path': 'fast' is not one of auto, persistent, split_kv");
+  expect_error(kHeader + good_row_with("bs=16", "bs16"), 2, "case", "field 'bs16' is not key=value");
+  expect_error(kHeader + good_row(";seed=2"), 2, "case", "key 'seed' appears more than once");
+  expect_error(kHeader + good_row(";colour=red"), 2, "case", "unknown key(s) for mla_decode: 'colour'");
+}
+
+TEST(MalformedScenarioTable, CaseThatNamesItselfOrNoOperation) {
+  expect_error(kHeader + good_row(";name=ok"), 2, "case", "the id column names the case");
+  expect_error(kHeader + good_row_with("mla_decode:", "heads=128;"), 2, "case",
+               "is not one of mla_decode, kv_gather (a case starts with op:)");
+  expect_error(kHeader + "bare,S4,ref,DeepSeek-V3,title,non-pow2-qlen-rows-collapse,comparison,mla_decode,note\n", 2,
+               "case", "expected it to start with 'mla_decode:'");
 }
 
 TEST(MalformedScenarioTable, UnknownFaultOrOp) {
@@ -278,9 +317,7 @@ TEST(MalformedScenarioTable, UnknownFaultOrOp) {
   row = kGoodRow;
   row.replace(row.find("non-pow2-qlen-rows-collapse"), 27, "precision-lse-bf16");
   expect_error(kHeader + row, 2, "fault", "'precision-lse-bf16' is not an upstream fault");
-  row = kGoodRow;
-  row.replace(row.find("mla_decode"), 10, "mha");
-  expect_error(kHeader + row, 2, "op", "'mha' is not one of mla_decode, kv_gather");
+  expect_error(kHeader + good_row_with("mla_decode", "mha"), 2, "case", "'mha' is not one of mla_decode, kv_gather");
 }
 
 TEST(MalformedScenarioTable, CaughtByNamesOnlyWaysToCatchAFault) {
@@ -298,34 +335,31 @@ TEST(MalformedScenarioTable, RequiredCellEmpty) {
   expect_error(kHeader + row, 2, "reference", "required");
 }
 
-TEST(MalformedScenarioTable, ColumnOfTheOtherOp) {
-  std::string row = kGoodRow;
-  row.replace(row.find("split_kv,,"), 10, "split_kv,nhd,");
-  expect_error(kHeader + row, 2, "layout", "op mla_decode has no such field");
-  const auto gather = [](const std::string& last_cells) {
-    return "g,S7,ref,Qwen3.5,title,kv_gather,shuffle-gather-ignores-strides,comparison,,,,,"
-           "\"100\",,32,,bf16,,,,shuffle,1,2,256,1,note," +
-           last_cells + "\n";
+TEST(MalformedScenarioTable, KeyOfTheOtherOp) {
+  expect_error(kHeader + good_row(";layout=nhd"), 2, "case", "unknown key(s) for mla_decode: 'layout'");
+  const auto gather = [](const std::string& more) {
+    return "g,S7,ref,Qwen3.5,title,shuffle-gather-ignores-strides,comparison,"
+           "kv_gather:layout=shuffle;interleaved=1;kv_heads=2;head_size=256;bs=32;kv=100;cache_dtype=bf16;seed=1" +
+           more + ",note\n";
   };
-  expect_error(kHeader + gather("5,,,"), 2, "first_block", "op kv_gather has no such field");
-  expect_error(kHeader + gather(",4,,"), 2, "steps", "op kv_gather has no such field");
-  expect_error(kHeader + gather(",,0,"), 2, "joins", "op kv_gather has no such field");
-  expect_error(kHeader + gather(",,,3"), 2, "leaves", "op kv_gather has no such field");
+  expect_error(kHeader + gather(";first_block=5"), 2, "case", "unknown key(s) for kv_gather: 'first_block'");
+  expect_error(kHeader + gather(";steps=4"), 2, "case", "unknown key(s) for kv_gather: 'steps'");
+  expect_error(kHeader + gather(";join=0"), 2, "case", "unknown key(s) for kv_gather: 'join'");
+  expect_error(kHeader + gather(";leave=3"), 2, "case", "unknown key(s) for kv_gather: 'leave'");
 }
 
-TEST(MalformedScenarioTable, ProblemThatValidateRefusesNamesItsColumn) {
+TEST(MalformedScenarioTable, ProblemThatValidateRefusesNamesItsKey) {
+  // 128 heads do not split over 3 ranks.
+  expect_error(kHeader + good_row_with("tp=8", "tp=3"), 2, "case", "invalid mla_decode problem: tp=3");
+  // More query tokens than cached ones.
+  expect_error(kHeader + good_row_with("q=3,5", "q=3,500"), 2, "case", "invalid mla_decode problem: q=");
+  // A scale for a bf16 cache.
+  expect_error(kHeader + good_row(";kv_scale=0.5"), 2, "case", "invalid mla_decode problem: kv_scale=0.5");
   std::string row = kGoodRow;
-  row.replace(row.find(",128,8,"), 7, ",128,3,");  // 128 heads do not split over 3 ranks
-  expect_error(kHeader + row, 2, "tp", "invalid mla_decode problem: tp=3");
-  row = kGoodRow;
-  row.replace(row.find("\"3,5\""), 5, "\"3,500\"");  // more query tokens than cached ones
-  expect_error(kHeader + row, 2, "q_lens", "invalid mla_decode problem: q=");
-  row = kGoodRow;
-  row.replace(row.find(",,,split_kv"), 11, ",0.5,,split_kv");  // a scale for a bf16 cache
-  expect_error(kHeader + row, 2, "kv_scale", "invalid mla_decode problem: kv_scale=0.5");
-  row = kGoodRow;
   row.replace(0, 2, "a b");
-  expect_error(kHeader + row, 2, "id", "invalid mla_decode problem: name=");
+  expect_error(kHeader + row, 2, "id", "'a b' must be 1-128 characters of [A-Za-z0-9_.-]");
+  row.replace(0, 3, "a;kv=1");  // an id can never reach into the case
+  expect_error(kHeader + row, 2, "id", "'a;kv=1' must be");
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "properties/support/mla_problem_gen.hpp"
+#include "generators/mla_problem_gen.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,7 +11,7 @@
 
 #include "core/dtype.hpp"
 #include "core/mla_sequence.hpp"
-#include "properties/support/shared_gens.hpp"
+#include "generators/shared_gens.hpp"
 
 namespace mlacheck {
 

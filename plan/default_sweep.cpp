@@ -1,4 +1,4 @@
-#include "harness/default_sweep.hpp"
+#include "plan/default_sweep.hpp"
 
 #include <string>
 

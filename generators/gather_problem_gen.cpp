@@ -1,10 +1,10 @@
-#include "properties/support/gather_problem_gen.hpp"
+#include "generators/gather_problem_gen.hpp"
 
 #include <algorithm>
 #include <cstdint>
 
 #include "core/dtype.hpp"
-#include "properties/support/shared_gens.hpp"
+#include "generators/shared_gens.hpp"
 
 namespace mlacheck {
 

@@ -1,4 +1,4 @@
-#include "properties/support/shared_gens.hpp"
+#include "generators/shared_gens.hpp"
 
 #include <algorithm>
 #include <vector>
