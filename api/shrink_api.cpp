@@ -96,8 +96,7 @@ mlacheck_status mlacheck_shrink_counts(const mlacheck_shrink* s, int32_t* candid
   });
 }
 
-mlacheck_status mlacheck_shrink_step(const mlacheck_shrink* s, int32_t index, const char** change,
-                                     const char** repro) {
+mlacheck_status mlacheck_shrink_step(const mlacheck_shrink* s, int32_t index, const char** change, const char** repro) {
   return api_call("mlacheck_shrink_step", [&] {
     require(s, "shrink");
     if (index < 0 || static_cast<std::size_t>(index) >= s->result.steps.size()) {

@@ -19,8 +19,9 @@ namespace {
 // The case of --case, or an error that names the option.
 MlaDecodeProblem parse_case(const std::string& repro) {
   if (repro.starts_with("kv_gather:")) {
-    throw std::invalid_argument("--case: shrinking takes mla_decode cases; a kv_gather case tests mlacheck's own "
-                                "gather kernels, not a backend");
+    throw std::invalid_argument(
+        "--case: shrinking takes mla_decode cases; a kv_gather case tests mlacheck's own "
+        "gather kernels, not a backend");
   }
   try {
     return parse_mla_decode(repro);
@@ -77,8 +78,9 @@ int run_shrink(const ShrinkCommandOptions& options) {
     report.emplace(options.out_dir, options.force ? ReportFolder::Mode::replace : ReportFolder::Mode::fresh);
   }
   const int device = devices.devices.front();
-  std::printf("backend: %s\ndevice: %s\n", backend.c_str(),
-              devices.names.front() == "cpu" ? "cpu" : ("GPU " + std::to_string(device) + " " + devices.names.front()).c_str());
+  std::printf(
+      "backend: %s\ndevice: %s\n", backend.c_str(),
+      devices.names.front() == "cpu" ? "cpu" : ("GPU " + std::to_string(device) + " " + devices.names.front()).c_str());
   std::printf("bounds: %d candidates, %g s; each case in a process of its own\n", options.bounds.max_steps,
               options.bounds.max_seconds);
   std::fflush(stdout);
@@ -100,14 +102,15 @@ int run_shrink(const ShrinkCommandOptions& options) {
       std::printf("step %zu: %s\n  %s\n", i + 1, r.steps[i].change.c_str(), r.steps[i].repro.c_str());
     }
     if (r.reruns_not_failing > 0) {
-      std::printf("%d shrunk cases passed when re-run (a failure that comes and goes): the result is the last "
-                  "one that failed again\n",
-                  r.reruns_not_failing);
+      std::printf(
+          "%d shrunk cases passed when re-run (a failure that comes and goes): the result is the last "
+          "one that failed again\n",
+          r.reruns_not_failing);
     }
     std::printf("failure kept: %s\n", r.failure.c_str());
     std::printf("shrunk (%.*s after %zu steps, %d candidates run, %.1f s): %s\n",
-                static_cast<int>(to_string(r.stop).size()), to_string(r.stop).data(), r.steps.size(),
-                r.candidates_run, r.seconds, verdict_line(r.shrunk_row).c_str());
+                static_cast<int>(to_string(r.stop).size()), to_string(r.stop).data(), r.steps.size(), r.candidates_run,
+                r.seconds, verdict_line(r.shrunk_row).c_str());
     std::printf("  %s\n", replay_command(options.backend, r.shrunk_repro).c_str());
   }
   if (report) {

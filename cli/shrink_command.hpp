@@ -8,7 +8,6 @@
 // 1 when the case fails (shrunk or not), 0 when it does not fail (the original is kept), 2 for a
 // bad repro string, an unusable backend or no device to run it on (cli/exit_status.hpp).
 #include <CLI/CLI.hpp>
-
 #include <optional>
 #include <string>
 
@@ -17,11 +16,11 @@
 namespace mlacheck::cli {
 
 struct ShrinkCommandOptions {
-  std::string case_repro;        // --case: the failing case
-  std::string backend = "hip";   // --backend: "hip" or the path of a backend plugin
+  std::string case_repro;          // --case: the failing case
+  std::string backend = "hip";     // --backend: "hip" or the path of a backend plugin
   mlacheck::ShrinkOptions bounds;  // --max-steps, --max-seconds
-  std::optional<int> device;     // --device: the GPU (default 0)
-  double timeout_base_s = 120.0; // --timeout: the watchdog's base limit per candidate
+  std::optional<int> device;       // --device: the GPU (default 0)
+  double timeout_base_s = 120.0;   // --timeout: the watchdog's base limit per candidate
   // --out: a report folder whose one row is the original's, with the shrunk case's repro in the
   // shrunk_repro column; created when missing, refused when it holds a report unless --force.
   std::string out_dir;

@@ -14,11 +14,15 @@ namespace {
 
 long long dtype_rank(DType t) {
   switch (t) {
-    case DType::bf16: return 0;
-    case DType::f16: return 1;
-    case DType::f32: return 2;
+    case DType::bf16:
+      return 0;
+    case DType::f16:
+      return 1;
+    case DType::f32:
+      return 2;
     case DType::fp8_e4m3fn:
-    case DType::fp8_e4m3fnuz: return 3;
+    case DType::fp8_e4m3fnuz:
+      return 3;
   }
   return 4;
 }
@@ -132,8 +136,9 @@ void fewer_requests(const MlaDecodeProblem& p, CandidateList& out) {
     for (int first = 0; first < n; first += chunk) {
       const int last = std::min(first + chunk, n);
       if (last - first == n) continue;
-      const std::string which = last - first == 1 ? "request " + std::to_string(first)
-                                                  : "requests " + std::to_string(first) + "-" + std::to_string(last - 1);
+      const std::string which = last - first == 1
+                                    ? "request " + std::to_string(first)
+                                    : "requests " + std::to_string(first) + "-" + std::to_string(last - 1);
       out.add(without_requests(p, first, last), "drop " + which + " of " + std::to_string(n));
     }
   }

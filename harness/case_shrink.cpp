@@ -1,6 +1,7 @@
 #include "harness/case_shrink.hpp"
 
 #include <cctype>
+#include <chrono>
 
 #include "core/compare.hpp"
 #include "core/mla_shrink_candidates.hpp"
@@ -45,10 +46,14 @@ std::string failure_class(const CaseResult& row) {
 
 std::string_view to_string(ShrinkStop s) {
   switch (s) {
-    case ShrinkStop::not_failing: return "not failing";
-    case ShrinkStop::minimal: return "minimal";
-    case ShrinkStop::max_steps: return "max steps";
-    case ShrinkStop::max_seconds: return "max seconds";
+    case ShrinkStop::not_failing:
+      return "not failing";
+    case ShrinkStop::minimal:
+      return "minimal";
+    case ShrinkStop::max_steps:
+      return "max steps";
+    case ShrinkStop::max_seconds:
+      return "max seconds";
   }
   return "?";
 }

@@ -13,10 +13,11 @@
 // passes. A case whose original does not fail is reported as such and kept.
 //
 // Deterministic: the same original, judged the same, gives the same steps and result, unless the
-// time bound (which depends on the machine) stops it first; `stopped` says which bound did.
-#include <chrono>
+// time bound (which depends on the machine) stops it first; `stop` says which bound did.
+#include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/mla_problem.hpp"
@@ -57,10 +58,10 @@ std::string_view to_string(ShrinkStop s);  // "not failing", "minimal", "max ste
 
 struct ShrinkResult {
   std::string original_repro;
-  CaseResult original_row;   // the original's run
-  std::string failure;       // failure_class of the original ("" when it does not fail)
-  std::string shrunk_repro;  // the result: the original when it does not fail or nothing smaller fails
-  CaseResult shrunk_row;     // the result's final run (fails as `failure` unless stop is not_failing)
+  CaseResult original_row;        // the original's run
+  std::string failure;            // failure_class of the original ("" when it does not fail)
+  std::string shrunk_repro;       // the result: the original when it does not fail or nothing smaller fails
+  CaseResult shrunk_row;          // the result's final run (fails as `failure` unless stop is not_failing)
   std::vector<ShrinkStep> steps;  // the steps to the result, in order
   int candidates_run = 0;
   int reruns_not_failing = 0;  // accepted steps whose final re-run did not fail the same way

@@ -110,10 +110,10 @@ TEST(MlaShrinkCandidates, CoversEveryDimension) {
     }
     return false;
   };
-  for (std::string_view what : {"kv of request 0: 5521 -> 4", "q of request 0: 4 -> 1", "tp 8 -> 1",
-                                "rank 3 -> 0", "heads per rank 16 -> 1", "lv 512 -> 16", "rope 64 -> 0",
-                                "bs 64 -> 1", "q_dtype f16 -> bf16", "kv_dtype f16 -> bf16", "o_dtype f32 -> bf16",
-                                "blocks ", "profile sink -> uniform"}) {
+  for (std::string_view what :
+       {"kv of request 0: 5521 -> 4", "q of request 0: 4 -> 1", "tp 8 -> 1", "rank 3 -> 0", "heads per rank 16 -> 1",
+        "lv 512 -> 16", "rope 64 -> 0", "bs 64 -> 1", "q_dtype f16 -> bf16", "kv_dtype f16 -> bf16",
+        "o_dtype f32 -> bf16", "blocks ", "profile sink -> uniform"}) {
     EXPECT_TRUE(has(what)) << what;
   }
   EXPECT_FALSE(has("fill random -> exact")) << "fill exact needs the uniform profile first";

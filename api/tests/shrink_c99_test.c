@@ -13,8 +13,8 @@ static const char* kRepro = "mla_decode:name=c-shrink;heads=16;lv=32;rope=16;kv=
 struct judge_state {
   mlacheck_verdict* last; /* freed at the next call and at the end */
   int calls;
-  int fail_from_call;     /* return NULL from this call on (0: never) */
-  int errors_from_batch;  /* cases of this many requests or more are ERRORED; others SKIPPED */
+  int fail_from_call;    /* return NULL from this call on (0: never) */
+  int errors_from_batch; /* cases of this many requests or more are ERRORED; others SKIPPED */
 };
 
 static const mlacheck_verdict* judge(const char* repro, void* user) {

@@ -75,13 +75,12 @@ TEST(FailureClass, NamesTheFirstFailingTensorAndItsKind) {
 
 TEST(CaseShrink, AKernelIgnoringRopeShrinksToOneRequest) {
   int runs = 0;
-  const ShrinkResult r = shrink_mla_case(
-      large_case(),
-      [&](const MlaDecodeProblem& p) {
-        ++runs;
-        return rope_ignored(p);
-      },
-      {});
+  const ShrinkResult r = shrink_mla_case(large_case(),
+                                         [&](const MlaDecodeProblem& p) {
+                                           ++runs;
+                                           return rope_ignored(p);
+                                         },
+                                         {});
   EXPECT_EQ(r.stop, ShrinkStop::minimal);
   EXPECT_EQ(r.failure, "FAILED O values");
   const MlaDecodeProblem s = parse_mla_decode(r.shrunk_repro);
@@ -124,13 +123,12 @@ TEST(CaseShrink, KeepsOnlyCandidatesThatFailTheSameWay) {
 
 TEST(CaseShrink, APassingCaseIsReportedAndKept) {
   int runs = 0;
-  const ShrinkResult r = shrink_mla_case(
-      large_case(),
-      [&](const MlaDecodeProblem& p) {
-        ++runs;
-        return row_of(p, ResultState::passed);
-      },
-      {});
+  const ShrinkResult r = shrink_mla_case(large_case(),
+                                         [&](const MlaDecodeProblem& p) {
+                                           ++runs;
+                                           return row_of(p, ResultState::passed);
+                                         },
+                                         {});
   EXPECT_EQ(r.stop, ShrinkStop::not_failing);
   EXPECT_EQ(r.shrunk_repro, r.original_repro);
   EXPECT_TRUE(r.steps.empty());
@@ -140,13 +138,12 @@ TEST(CaseShrink, APassingCaseIsReportedAndKept) {
 
 TEST(CaseShrink, StopsAtMaxSteps) {
   int runs = 0;
-  const ShrinkResult r = shrink_mla_case(
-      large_case(),
-      [&](const MlaDecodeProblem& p) {
-        ++runs;
-        return rope_ignored(p);
-      },
-      {.max_steps = 3, .max_seconds = 600});
+  const ShrinkResult r = shrink_mla_case(large_case(),
+                                         [&](const MlaDecodeProblem& p) {
+                                           ++runs;
+                                           return rope_ignored(p);
+                                         },
+                                         {.max_steps = 3, .max_seconds = 600});
   EXPECT_EQ(r.stop, ShrinkStop::max_steps);
   EXPECT_EQ(r.candidates_run, 3);
   EXPECT_EQ(runs, 1 + 3 + 1);
