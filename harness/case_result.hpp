@@ -25,6 +25,9 @@ struct CaseResult {
   std::string reason;  // empty when PASSED
   std::vector<ComparedTensor> tensors;
   std::string canaries = "n/a";  // "ok", "broken: <buffer>(<side>)...", or "n/a" when nothing ran
+  // Issue 28 item 3: the smallest case that still fails the same way, when this failing case was
+  // shrunk (harness/case_shrink.hpp); "" when it was not.
+  std::string shrunk_repro;
   int num_splits = 0;
   double reference_ms = 0.0;
   double device_ms = 0.0;

@@ -135,6 +135,7 @@ class RowParser {
       parse_added_tensor_metrics(group, col, row.tensors);
       col += kAddedTensorMetrics.size();
     }
+    row.shrunk_repro = text(col);
     return row;
   }
 

@@ -77,6 +77,7 @@ std::string csv_record(const CaseResult& row) {
   append_field(line, format_number(row.device_ms));
   append_field(line, format_number(row.wall_ms));
   for (const ComparedTensor* t : tensors) append_added_tensor_metrics(line, t);
+  append_field(line, row.shrunk_repro);
   line += '\n';
   return line;
 }

@@ -20,6 +20,7 @@ std::array<std::string, kReportColumnCount> build_columns() {
   for (std::string_view g : kTensorGroups) {
     for (std::string_view m : kAddedTensorMetrics) out[i++] = column_prefix(g) + std::string(m);
   }
+  for (std::string_view c : kAddedFinalColumns) out[i++] = std::string(c);
   return out;
 }
 
@@ -47,6 +48,7 @@ std::string column_prefix(std::string_view group) {
 
 bool column_added_later(std::string_view column) {
   if (std::find(kAddedColumns.begin(), kAddedColumns.end(), column) != kAddedColumns.end()) return true;
+  if (std::find(kAddedFinalColumns.begin(), kAddedFinalColumns.end(), column) != kAddedFinalColumns.end()) return true;
   for (std::string_view g : kTensorGroups) {
     for (std::string_view m : kAddedTensorMetrics) {
       if (column == column_prefix(g) + std::string(m)) return true;

@@ -36,20 +36,25 @@ inline constexpr std::array<std::string_view, 5> kTrailingColumns = {
 // ...). Like kAddedColumns, a report without them still reads: 0 NaNs written, no element named.
 inline constexpr std::array<std::string_view, 2> kAddedTensorMetrics = {"nan_written", "worst_element"};
 
+// Columns added after the per-tensor ones, at the end of a row. Like kAddedColumns, a report
+// without them still reads: empty in every row.
+inline constexpr std::array<std::string_view, 1> kAddedFinalColumns = {"shrunk_repro"};
+
 inline constexpr std::size_t kReportColumnCount = kLeadingColumns.size() +
                                                   kTensorGroups.size() * kTensorMetrics.size() +
                                                   kTrailingColumns.size() +
-                                                  kTensorGroups.size() * kAddedTensorMetrics.size();
+                                                  kTensorGroups.size() * kAddedTensorMetrics.size() +
+                                                  kAddedFinalColumns.size();
 
 // Every column name in file order: "id", ..., "o_max_abs_err", ..., "v_tol_rule", ..., "wall_ms",
-// "o_nan_written", "o_worst_element", ..., "v_worst_element".
+// "o_nan_written", "o_worst_element", ..., "v_worst_element", "shrunk_repro".
 const std::array<std::string, kReportColumnCount>& report_columns();
 
 // "o_", "lse_", "k_", "v_".
 std::string column_prefix(std::string_view group);
 
-// True for the columns a report written by an older mlacheck may lack (kAddedColumns and the
-// kAddedTensorMetrics of every group).
+// True for the columns a report written by an older mlacheck may lack (kAddedColumns, the
+// kAddedTensorMetrics of every group and kAddedFinalColumns).
 bool column_added_later(std::string_view column);
 
 // The tensor of `row` shown in each group's columns (nullptr for an empty group). A tensor

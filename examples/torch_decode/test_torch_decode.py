@@ -1,6 +1,7 @@
 """Tests of the torch example: it passes mlacheck's cases in both backend shapes (on CUDA too when
 torch sees a GPU), the R4 rows with their pools past 4 GiB included; its deliberately wrong twin
-FAILS naming tensor O, through the Python API and through the pytest plugin; and its seeded
+FAILS naming tensor O, through the Python API and through the pytest plugin, and a failing case of
+it shrinks to one request; and its seeded
 32-bit-offset twin FAILS the R4 rows while passing cases of smaller pools."""
 
 from __future__ import annotations
@@ -125,6 +126,18 @@ def test_the_wrong_decode_fails_naming_o_through_the_pytest_plugin(pytester, mon
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert result.parseoutcomes()["failed"] >= 1
     result.stdout.fnmatch_lines(["*FAILED scenario.*: O: * of *", '*repro: mlacheck run --case "*'])
+
+
+def test_the_wrong_decode_shrinks_a_failing_property_case_to_one_request():
+    plan = mlacheck.plan("properties", size=16, seed=5)
+    case = next(c for c in plan if c.runs_backend and mlacheck.check(c, wrong_decode.decode).state == "FAILED")
+    result = mlacheck.shrink(case, wrong_decode.decode)
+    assert result.failing and result.stop == "minimal", result.describe()
+    assert mlacheck.plan(repro=result.shrunk)[0].problem.batch == 1, result.describe()
+    assert result.shrunk_verdict.state == "FAILED" and result.shrunk_verdict.reason.startswith("O: ")
+    assert mlacheck.check(mlacheck.plan(repro=result.shrunk)[0], wrong_decode.decode).state == "FAILED"
+    assert result.verdict.repro == case.repro and result.verdict.shrunk_repro == result.shrunk
+    assert mlacheck.shrink(case, wrong_decode.decode).shrunk == result.shrunk  # deterministic
 
 
 @pytest.mark.parametrize("device", DEVICES)

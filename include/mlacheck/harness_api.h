@@ -252,6 +252,43 @@ MLACHECK_API void mlacheck_report_free(mlacheck_report* r);
 MLACHECK_API mlacheck_status mlacheck_report_merge(const char* const* inputs, int64_t count, const char* dir,
                                                    const char* title, int64_t* rows);
 
+/* ---- shrinking (issue 28 item 3; docs/shrinking.md) ----------------------------------------- */
+
+typedef struct mlacheck_shrink mlacheck_shrink;
+
+/* Runs the caller's backend on the mla_decode case of `repro` (open it with
+ * mlacheck_plan_open_repro) and returns the verdict mlacheck_outcome_judge gave it. The verdict
+ * stays the caller's: it must stay valid until the callback is called again or mlacheck_shrink_run
+ * returns. NULL stops the shrink: mlacheck_shrink_run then fails with MLACHECK_ERROR_INVALID_ARGUMENT
+ * ("the judge callback failed"), and the caller reports what went wrong in it. */
+typedef const mlacheck_verdict* (*mlacheck_shrink_judge)(const char* repro, void* user);
+
+/* Shrinks the failing mla_decode case of `repro` as `mlacheck shrink` does: candidates in a fixed
+ * order, each run through `judge`, moving to the first that fails the same way, at most max_steps
+ * candidates (> 0) and none started after max_seconds (> 0); the result is re-run and fails the
+ * same way, or the original is kept. A case that does not fail is kept, with stop "not failing".
+ * A malformed repro string or a kv_gather case is MLACHECK_ERROR_INVALID_ARGUMENT. Added within API
+ * version 1. */
+MLACHECK_API mlacheck_status mlacheck_shrink_run(const char* repro, int32_t max_steps, double max_seconds,
+                                                 mlacheck_shrink_judge judge, void* user, mlacheck_shrink** out);
+MLACHECK_API void mlacheck_shrink_free(mlacheck_shrink* s);
+/* The original's canonical repro, the result's (the original when it does not fail or nothing
+ * smaller fails the same way), how the failure was matched ("FAILED O values"; "" when the original
+ * does not fail), and why shrinking stopped: "not failing", "minimal", "max steps", "max seconds". */
+MLACHECK_API mlacheck_status mlacheck_shrink_summary(const mlacheck_shrink* s, const char** original,
+                                                     const char** shrunk, const char** failure,
+                                                     const char** stop);
+/* Candidates run (the original's run and the final re-runs not counted), steps taken to the
+ * result, and seconds spent. */
+MLACHECK_API mlacheck_status mlacheck_shrink_counts(const mlacheck_shrink* s, int32_t* candidates_run, int32_t* steps,
+                                                    double* seconds);
+/* Step `index` (0 <= index < steps): what it changed ("kv of request 3: 4096 -> 1") and the case after it. */
+MLACHECK_API mlacheck_status mlacheck_shrink_step(const mlacheck_shrink* s, int32_t index, const char** change,
+                                                  const char** repro);
+/* A new verdict the caller frees: which 0, the original's row, with the result's repro in its
+ * shrunk_repro column when the original fails; which 1, the result's final run. */
+MLACHECK_API mlacheck_status mlacheck_shrink_verdict(const mlacheck_shrink* s, int32_t which, mlacheck_verdict** out);
+
 /* ---- codes, poison, guards ------------------------------------------------------------------ */
 
 /* Storage bytes of one element of dtype (mlacheck_dtype). */

@@ -26,6 +26,7 @@ from ._pool import NotEnoughMemory, PooledCache
 from ._problem import Problem
 from ._report import Report, merge_reports
 from ._runner import run
+from ._shrink import ShrinkResult, ShrinkStep, shrink
 from ._tensor import Tensor, decode, encode, poison_code
 from ._verdict import TensorErrors, Verdict
 
@@ -39,6 +40,8 @@ __all__ = [
     "PooledCache",
     "Problem",
     "Report",
+    "ShrinkResult",
+    "ShrinkStep",
     "StagedOutputs",
     "Tensor",
     "TensorErrors",
@@ -56,4 +59,5 @@ __all__ = [
     "plan",
     "poison_code",
     "run",
+    "shrink",
 ]

@@ -165,6 +165,13 @@ _SIGNATURES = {
     "mlacheck_verdict_state": [_P, _PSTR],
     "mlacheck_verdict_is_failure": [_P, ctypes.POINTER(ctypes.c_int32)],
     "mlacheck_verdict_csv": [_P, _PSTR, _PSTR],
+    "mlacheck_shrink_run": [_STR, ctypes.c_int32, ctypes.c_double, _P, _P, _PP],
+    "mlacheck_shrink_free": [_P],
+    "mlacheck_shrink_summary": [_P, _PSTR, _PSTR, _PSTR, _PSTR],
+    "mlacheck_shrink_counts": [_P, ctypes.POINTER(ctypes.c_int32), ctypes.POINTER(ctypes.c_int32),
+                               ctypes.POINTER(ctypes.c_double)],
+    "mlacheck_shrink_step": [_P, ctypes.c_int32, _PSTR, _PSTR],
+    "mlacheck_shrink_verdict": [_P, ctypes.c_int32, _PP],
     "mlacheck_report_open": [_STR, _PP],
     "mlacheck_report_append": [_P, _P],
     "mlacheck_report_finish": [_P, _STR],
@@ -186,6 +193,7 @@ _OTHER_RESULTS = {
     "mlacheck_outcome_free": None,
     "mlacheck_verdict_free": None,
     "mlacheck_report_free": None,
+    "mlacheck_shrink_free": None,
 }
 
 

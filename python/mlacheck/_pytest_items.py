@@ -13,6 +13,7 @@ from ._markers import marker_names
 from ._plan import Plan
 from ._pytest_options import selected_plan
 from ._pytest_rerun import backend_rerun
+from ._pytest_shrink import shrink_lines, shrunk_if_asked
 from ._pytest_xdist import report_directory
 from ._report import Report
 
@@ -62,6 +63,7 @@ class MlacheckItem(pytest.Item):
 
     def runtest(self):
         verdict = check(self.state.plan[self.case_index], self.state.backend)
+        verdict = shrunk_if_asked(self, verdict, self.state.backend)  # --mlacheck-shrink
         if self.state.report is not None:
             self.state.report.append(verdict)
         self.user_properties.append(("mlacheck_state", verdict.state))
@@ -72,7 +74,7 @@ class MlacheckItem(pytest.Item):
         if isinstance(excinfo.value, VerdictFailure):
             failure = excinfo.value
             failure.reruns = [backend_rerun(self.config, failure.verdict.repro)]
-            return str(failure)
+            return str(failure) + shrink_lines(self)
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self):

@@ -8,6 +8,7 @@ import pytest
 from ._capi import MlacheckError
 from ._plan import Plan
 from ._plan import plan as open_plan
+from ._pytest_shrink import add_shrink_options
 
 
 def add_options(parser: pytest.Parser) -> None:
@@ -29,6 +30,7 @@ def add_options(parser: pytest.Parser) -> None:
         help="write report.csv, junit.xml and report.html of the --mlacheck-backend items here "
         "(under pytest-xdist each worker writes DIR/<worker id>/report.csv, merged at the end)",
     )
+    add_shrink_options(group)
 
 
 _PLAN_KEY = pytest.StashKey[Plan]()

@@ -84,6 +84,12 @@ class Verdict:
         return self.state == "PASSED"
 
     @property
+    def shrunk_repro(self) -> str:
+        """The smallest case found that still fails the same way, when this case was shrunk
+        (mlacheck.shrink, pytest --mlacheck-shrink; report column shrunk_repro); "" otherwise."""
+        return self.columns.get("shrunk_repro", "")
+
+    @property
     def repro_command(self) -> str:
         """The command that replays this case alone."""
         return f'mlacheck run --case "{self.repro}"'
@@ -103,6 +109,8 @@ class Verdict:
             lines.append(f"  canaries: {self.canaries}")
         lines.append(f"  repro: {self.repro_command}")
         lines.extend(f"  repro: {command}" for command in reruns)
+        if self.shrunk_repro and self.shrunk_repro != self.repro:
+            lines.append(f'  shrunk: mlacheck run --case "{self.shrunk_repro}"')
         return "\n".join(lines)
 
     def assert_passed(self) -> "Verdict":

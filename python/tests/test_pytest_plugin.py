@@ -179,3 +179,32 @@ def test_an_entry_point_and_minus_p_load_the_plugin_once(plugin_run):
         plugin_run.pytester.runpytest_subprocess("-p", "no:cacheprovider", *args),  # the entry point alone
     ):
         result.assert_outcomes(passed=1)
+
+
+def test_mlacheck_shrink_shrinks_a_failing_item_and_reports_both_repros(plugin_run, tmp_path):
+    report = tmp_path / "report"
+    result = plugin_run(
+        "--mlacheck-backend", "backends:off_by_one", "--mlacheck-case", BF16_MTP, "--mlacheck-shrink",
+        "--mlacheck-report", str(report),
+    )
+    result.assert_outcomes(failed=1)
+    [line] = [line for line in result.outlines if line.startswith("shrunk (")]
+    assert line.startswith("shrunk (minimal after ") and ": FAILED: O: " in line
+    [shrunk_line] = [line for line in result.outlines if line.startswith('  shrunk: mlacheck run --case "')]
+    shrunk = shrunk_line.split('--case "', 1)[1].rstrip('"')
+    assert mlacheck.plan(repro=shrunk)[0].problem.batch == 1
+    [rerun] = [line for line in result.outlines if line.startswith("  shrunk: pytest ")]
+    words = shlex.split(rerun.split("shrunk: ", 1)[1])
+    assert words[-4:] == ["--mlacheck-case", shrunk, "-m", "mlacheck"]
+    again = plugin_run.pytester.runpytest_subprocess(*words[1:], "-p", "no:cacheprovider")
+    again.assert_outcomes(failed=1)  # the shrunk case fails on its own
+    # The row keeps the original repro and adds the shrunk one.
+    header, row = (report / "report.csv").read_text().splitlines()
+    assert header.endswith(",shrunk_repro")
+    assert row.startswith('bf16-mtp,mla_decode,"mla_decode:name=bf16-mtp;heads=16;') and row.endswith(shrunk)
+
+
+def test_without_mlacheck_shrink_nothing_is_shrunk(plugin_run):
+    result = plugin_run("--mlacheck-backend", "backends:off_by_one", "--mlacheck-case", BF16_MTP)
+    result.assert_outcomes(failed=1)
+    assert not [line for line in result.outlines if line.lstrip().startswith("shrunk")]

@@ -42,6 +42,7 @@ void expect_same_row(const CaseResult& a, const CaseResult& b) {
   EXPECT_EQ(a.state, b.state);
   EXPECT_EQ(a.reason, b.reason);
   EXPECT_EQ(a.canaries, b.canaries);
+  EXPECT_EQ(a.shrunk_repro, b.shrunk_repro);
   EXPECT_EQ(a.num_splits, b.num_splits);
   EXPECT_EQ(a.reference_ms, b.reference_ms);
   EXPECT_EQ(a.device_ms, b.device_ms);
@@ -81,6 +82,7 @@ std::vector<CaseResult> every_kind_of_row() {
   };
   rows[1].faults = "pad_heads_unpadded,tile_from_lk";
   rows[1].canaries = "broken: o(after), lse(before)";
+  rows[1].shrunk_repro = "mla_decode:name=dsv3.mtp.1.persistent;kv=1;q=1";
   rows[2].state = ResultState::known_bug;
   rows[2].reason = "known bug KB-3 \"fp16 split\", see known_bugs.csv";
   rows[3].reason = "line one, with a comma\nline \"two\"\r\nline three; key=value";
@@ -113,12 +115,14 @@ TEST(CsvReport, HeaderIsTheDocumentedColumnList) {
   EXPECT_NE(header.find(",reason,o_max_abs_err,o_max_rel_err,o_rms_rel_err,o_cosine,o_mismatches,"), std::string::npos);
   EXPECT_NE(header.find(",v_tol_rule,canaries,num_splits,reference_ms,device_ms,wall_ms,"), std::string::npos);
   EXPECT_NE(header.find(",wall_ms,o_nan_written,o_worst_element,lse_nan_written,"), std::string::npos);
-  EXPECT_NE(header.find(",v_nan_written,v_worst_element\n"), std::string::npos);
-  EXPECT_EQ(kReportColumnCount, 73u);
+  EXPECT_NE(header.find(",v_nan_written,v_worst_element,"), std::string::npos);
+  EXPECT_NE(header.find(",v_worst_element,shrunk_repro\n"), std::string::npos);
+  EXPECT_EQ(kReportColumnCount, 74u);
   const std::string doc = slurp(MLACHECK_SOURCE_DIR "/docs/report-columns.md");
   ASSERT_FALSE(doc.empty());
   for (std::string_view c : kLeadingColumns) EXPECT_NE(doc.find("| `" + std::string(c) + "` |"), std::string::npos) << c;
   for (std::string_view c : kTrailingColumns) EXPECT_NE(doc.find("| `" + std::string(c) + "` |"), std::string::npos) << c;
+  for (std::string_view c : kAddedFinalColumns) EXPECT_NE(doc.find("| `" + std::string(c) + "` |"), std::string::npos) << c;
   for (std::string_view m : kTensorMetrics) EXPECT_NE(doc.find("| `<t>_" + std::string(m) + "` |"), std::string::npos) << m;
   for (std::string_view m : kAddedTensorMetrics) {
     EXPECT_NE(doc.find("| `<t>_" + std::string(m) + "` |"), std::string::npos) << m;
@@ -224,7 +228,7 @@ TEST(CsvReport, DamageIsReportedWithFileLineAndReason) {
   EXPECT_EQ(damaged(dir, [](std::string& t) { t.replace(t.find(",o_cosine,"), 10, ",o_cos,"); }),
             f + ":1: header has unknown column 'o_cos'");
   EXPECT_EQ(damaged(dir, [](std::string& t) { t.insert(nth_line(t, 3), "x,y,z\n"); }),
-            f + ":3: fewer fields than the 73 columns");
+            f + ":3: fewer fields than the 74 columns");
   EXPECT_EQ(damaged(dir, [](std::string& t) { t.replace(t.find(",FAILED,"), 8, ",FAIL,"); }),
             f + ":3: column 'state': 'FAIL' is not a result state (PASSED, FAILED, ERRORED, SKIPPED, MISTRUSTED, KNOWN_BUG)");
   EXPECT_EQ(damaged(dir, [](std::string& t) { t.replace(t.rfind(",1.5,"), 4, ",1.5x"); }),
@@ -284,13 +288,24 @@ TEST(CsvReport, AReportWithoutThePerTensorDiagnosisColumnsReadsAsNoNansAndNoElem
   EXPECT_EQ(named, 2) << "base.csv names the worst O and LSE element of one row";
 }
 
+TEST(CsvReport, AReportWithoutTheShrunkReproColumnReadsAsNotShrunk) {
+  // Written before shrunk_repro existed: base.csv is the same report with it.
+  const CsvReport old = read_csv_report(MLACHECK_SOURCE_DIR "/reports/tests/data/before-shrunk-column.csv");
+  const CsvReport now = read_csv_report(MLACHECK_SOURCE_DIR "/reports/tests/data/base.csv");
+  ASSERT_EQ(old.rows.size(), now.rows.size());
+  for (std::size_t i = 0; i < old.rows.size(); ++i) {
+    EXPECT_EQ(old.rows[i].repro, now.rows[i].repro);
+    EXPECT_EQ(old.rows[i].shrunk_repro, "");
+  }
+}
+
 TEST(CsvReport, ADiagnosisCellWithoutItsTensorIsDamage) {
   ScratchDir dir;
   std::string text = slurp(MLACHECK_SOURCE_DIR "/reports/tests/data/base.csv");
   // The kv_gather row: wall_ms 1.5, then o_ and lse_ (empty: it has no O or LSE), k_ and v_.
-  const std::string gather_tail = ",1.5,,,,,0,,0,\n";
+  const std::string gather_tail = ",1.5,,,,,0,,0,,\n";
   ASSERT_NE(text.find(gather_tail), std::string::npos);
-  text.replace(text.find(gather_tail), gather_tail.size(), ",1.5,1,,,,0,,0,\n");
+  text.replace(text.find(gather_tail), gather_tail.size(), ",1.5,1,,,,0,,0,,\n");
   spit(dir.file("report.csv"), text);
   EXPECT_EQ(error_of(dir.file("report.csv")),
             dir.file("report.csv") + ":5: column 'o_nan_written': '1' is set while the o_ columns are empty");
