@@ -87,7 +87,7 @@ struct RequestWorkspace {
 }  // namespace
 
 MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const MlaDecodeInputs& in, PRounding rounding,
-                                              MlaErrorScales* scales, int threads) {
+                                              MlaErrorScales* scales, int threads, PBucketKinds buckets) {
   if (scales != nullptr) *scales = MlaErrorScales{};
   check_mla_inputs(p, in);
   const PageIndices pages = expand_page_indices(p, in);
@@ -161,7 +161,7 @@ MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const M
     if (scales != nullptr) {
       ws.prod2.noalias() = q.cwiseAbs2() * k.cwiseAbs2().transpose();
       OracleRequest request{q, k, ws.scores, ws.prod2, s, row_sum, row_max,
-                            o.data(), std::move(visible_of_row), {}, {}, {}, {}};
+                            o.data(), std::move(visible_of_row), {}, {}, {}, {}, buckets};
       prepare_request_views(lv, request);
       MlaErrorScales& part = request_scales[static_cast<std::size_t>(b)];
       add_request_error_scales(request, part);
