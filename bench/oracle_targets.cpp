@@ -49,7 +49,7 @@ using MatrixRM = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::Ro
 
 MlaDecodeProblem deepseek_v3_problem(int q_len, int requests, int total_heads) {
   MlaDecodeProblem p;
-  p.name = "dsv3 q_len=" + std::to_string(q_len);
+  p.name = "dsv3-q" + std::to_string(q_len);
   p.total_heads = total_heads;
   p.kv_lora_rank = 512;
   p.rope_dim = 64;
@@ -63,7 +63,7 @@ std::vector<MlaDecodeProblem> oracle_target_problems(bool quick) {
   if (quick) {
     MlaDecodeProblem small = deepseek_v3_problem(1, 1, 16);
     small.kv_lens = {512};
-    small.name = "dsv3 quick";
+    small.name = "dsv3-quick";
     return {with_defaults(small)};
   }
   std::vector<MlaDecodeProblem> out{deepseek_v3_problem(1, 8, 128), deepseek_v3_problem(4, 8, 128)};
