@@ -74,7 +74,7 @@ cpu_bench_harness)
     || fail "no harness section heading"
   grep -qE "^oracle dsv3-quick: $number GFLOP/s, dgemm $number GFLOP/s on [0-9]+ threads: $number of dgemm; target >= 0\.333: (met|missed)$" \
     "$work/bench.log" || fail "no well-formed oracle line: $(grep '^oracle' "$work/bench.log")"
-  grep -qE "^main job: 8 cases in $number s: $number cases/s \(default plan, 4 cases ahead\); target >= 64\.7 cases/s on a 16-core GPU host: $host$" \
+  grep -qE "^main job: 8 cases in $number s: $number cases/s \(default plan, 4 cases ahead; oracle $number s, device $number s summed over the rows\); target >= 64\.7 cases/s on a 16-core GPU host: $host$" \
     "$work/bench.log" || fail "no well-formed main job line: $(grep '^main job' "$work/bench.log")"
   grep -qE "^property sitting: 2 cases in $number s: $number cases/s, 100000 cases in $number min; target <= 10 min on one GPU host: $host$" \
     "$work/bench.log" || fail "no well-formed sitting line: $(grep '^property sitting' "$work/bench.log")"
