@@ -29,7 +29,7 @@ struct OracleRequest {
   const double* o;                         // rows x Lv, row-major: the normalised outputs
   std::vector<int> visible;                // per row: the tokens it sees (a prefix of the columns)
   Eigen::VectorXd q_norm, k_norm, v_norm;  // per row, per token, per token
-  ValueChunks values;                      // V a few channels at a time, for the coherent sums
+  ValueChunks& values;                     // V a few channels at a time, for the coherent sums
   PBucketKinds buckets;                    // the dtypes whose rounding buckets are measured
 };
 
