@@ -1,7 +1,6 @@
 #include "cli/bench_command.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <deque>
 #include <fstream>
@@ -16,7 +15,6 @@
 #include "device/benchmark.hpp"
 #include "device/platform/device_info.hpp"
 #include "device/plugin/plugin_backend.hpp"
-#include "harness/case_prefetch.hpp"
 #include "harness/mla_case.hpp"
 #include "plan/bench_shapes.hpp"
 #include "plan/default_sweep.hpp"
@@ -89,24 +87,6 @@ void write_csv(const std::string& path, const std::vector<BenchRow>& rows, doubl
   }
 }
 
-// The default `mlacheck run` device sweep through the harness in this process: cases per second,
-// and where the time goes (the oracle on CPU threads, the device).
-void harness_throughput(Backend* backend, const std::string& reason) {
-  std::vector<SweepCase> cases;
-  for (const MlaDecodeProblem& p : default_mla_sweep(1)) cases.push_back(p);
-  for (const KvGatherProblem& p : default_gather_sweep(1)) cases.push_back(p);
-  double reference_ms = 0.0, device_ms = 0.0;
-  const auto start = std::chrono::steady_clock::now();
-  run_cases(cases, backend, reason, {}, PrefetchOptions{4}, [&](std::size_t, CaseResult row) {
-    reference_ms += row.reference_ms;
-    device_ms += row.device_ms;
-  });
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("\nharness throughput, default sweep (%zu cases, oracle prepared 4 cases ahead on CPU threads):\n"
-              "  %.2f cases/s over %.1f s wall; oracle %.1f s of CPU time, device kernels %.3f s\n",
-              cases.size(), static_cast<double>(cases.size()) / wall, wall, reference_ms / 1e3, device_ms / 1e3);
-}
-
 }  // namespace
 
 void add_bench_command(CLI::App& app, BenchOptions& options) {
@@ -117,7 +97,8 @@ void add_bench_command(CLI::App& app, BenchOptions& options) {
   cmd->add_flag("--quick", options.quick, "Small shapes: checks the command works; not figures to report");
   cmd->add_option("--csv", options.csv, "Write every row to this CSV file");
   cmd->add_option("--filter", options.filter, "Only the shapes whose name contains this text (e.g. kv4096, h128, split_kv)");
-  cmd->add_flag("--skip-throughput", options.skip_throughput, "Leave out the harness throughput");
+  cmd->add_flag("--skip-throughput", options.skip_throughput, "Leave out the harness section");
+  add_harness_section_options(cmd, options.harness);
   cmd->add_option("--backend", options.backend, "\"hip\" or the path of a backend plugin .so to time")
       ->capture_default_str();
 }
@@ -191,7 +172,9 @@ int run_bench(const BenchOptions& options) {
   if (copy_gbps > 0.0) compare_paths(rows, device_info(options.device).compute_units);
   print_table(rows, copy_gbps);
   if (!options.csv.empty()) write_csv(options.csv, rows, copy_gbps);
-  if (!options.skip_throughput) harness_throughput(backend.backend.get(), backend.reason);
+  if (!options.skip_throughput) {
+    run_harness_section(backend.backend.get(), backend.reason, on_gpu, options.quick, options.harness);
+  }
   for (const BenchRow& r : rows) {
     if (r.check != "PASSED") return 1;  // a fast wrong kernel is no result
   }

@@ -1,12 +1,14 @@
 #pragma once
 // `mlacheck bench`: times each decode path on the benchmark shapes (plan/bench_shapes.hpp)
 // against the device's copy bandwidth measured in the same run, after checking every configuration
-// once against the oracle; then the harness's own throughput on the default sweep. With
+// once against the oracle; then the harness section: issue 29's targets (cli/bench_harness_section.hpp). With
 // --backend PLUGIN the plugin's run() is timed instead: device events on its stream with the L2
 // evicted before each run, or, for a host plugin, a steady clock (no GPU, no copy bandwidth).
 #include <CLI/CLI.hpp>
 
 #include <string>
+
+#include "cli/bench_harness_section.hpp"
 
 namespace mlacheck::cli {
 
@@ -19,6 +21,7 @@ struct BenchOptions {
   std::string filter;  // --filter TEXT: only the shapes whose name contains it
   bool skip_throughput = false;
   std::string backend = "hip";  // --backend: "hip" or a backend plugin's path
+  HarnessSectionOptions harness;  // the harness section (cli/bench_harness_section.hpp)
 };
 
 void add_bench_command(CLI::App& app, BenchOptions& options);

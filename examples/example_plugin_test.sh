@@ -5,7 +5,9 @@
 #                  memory (a pool past 4 GiB staged in host memory), the kv_gather rows SKIPPED;
 #   wrong_run:     the wrong example makes `mlacheck run` exit 1 with FAILED rows naming tensor O;
 #   cpu_scenarios: `mlacheck scenarios` runs the clean rows and says the faults are not applicable;
-#   cpu_bench:     `mlacheck bench` times the CPU example's run() with a steady clock.
+#   cpu_bench:     `mlacheck bench` times the CPU example's run() with a steady clock;
+#   cpu_bench_harness: its harness section on a tiny plan prints each target's line, well formed
+#                  (figures, the target, and met, missed or the device part not measured).
 # Usage: example_plugin_test.sh <mlacheck> <scratch folder> <test> <plugin> <source folder>
 set -u
 mlacheck=$1
@@ -59,6 +61,23 @@ cpu_bench)
   [ $rc -eq 0 ] || fail "exit status $rc: $(tail -5 "$work/bench.log")"
   grep -q "^host plugin: each run() timed with a steady clock" "$work/bench.log" || fail "no word on the clock"
   grep -q "^h8-kv1024-q1.split_kv .* plugin .* PASSED" "$work/bench.log" || fail "no timed, checked row"
+  ;;
+cpu_bench_harness)
+  out=$("$mlacheck" bench --backend "$plugin" --quick --filter h8-kv1024-q1.split --harness-cases 8 \
+        --sitting-cases 2 --oracle-runs 1 2>&1)
+  rc=$?
+  printf '%s\n' "$out" > "$work/bench.log"
+  [ $rc -eq 0 ] || fail "exit status $rc: $(tail -5 "$work/bench.log")"
+  number='[0-9]+(\.[0-9]+)?'
+  host='device part not measured \(host plugin: this machine.s CPU figure\)'
+  grep -qE "^harness targets \(issue 29\), measured in this run; [0-9]+ host threads$" "$work/bench.log" \
+    || fail "no harness section heading"
+  grep -qE "^oracle dsv3-quick: $number GFLOP/s, dgemm $number GFLOP/s on [0-9]+ threads: $number of dgemm; target >= 0\.333: (met|missed)$" \
+    "$work/bench.log" || fail "no well-formed oracle line: $(grep '^oracle' "$work/bench.log")"
+  grep -qE "^main job: 8 cases in $number s: $number cases/s \(default plan, 4 cases ahead; oracle $number s, device $number s summed over the rows\); target >= 64\.7 cases/s on a 16-core GPU host: $host$" \
+    "$work/bench.log" || fail "no well-formed main job line: $(grep '^main job' "$work/bench.log")"
+  grep -qE "^property sitting: 2 cases in $number s: $number cases/s, 100000 cases in $number min; target <= 10 min on one GPU host: $host$" \
+    "$work/bench.log" || fail "no well-formed sitting line: $(grep '^property sitting' "$work/bench.log")"
   ;;
 esac
 echo "PASS: $3"

@@ -1,11 +1,14 @@
 #include "harness/case_prefetch.hpp"
 
+#include <algorithm>
 #include <deque>
 #include <future>
+#include <thread>
 
 #include "harness/device_outcome.hpp"
 #include "harness/gather_case.hpp"
 #include "harness/mla_case.hpp"
+#include "reference/oracle_threads.hpp"
 
 namespace mlacheck {
 
@@ -13,8 +16,11 @@ namespace {
 
 using Prepared = std::variant<PreparedMlaCase, PreparedGatherCase>;
 
-Prepared prepare(const SweepCase& c, const Backend* backend, std::string_view reason, const FaultSet& faults) {
-  if (const auto* mla = std::get_if<MlaDecodeProblem>(&c)) return prepare_mla_case(*mla, backend, reason, faults);
+Prepared prepare(const SweepCase& c, const Backend* backend, std::string_view reason, const FaultSet& faults,
+                 int oracle_threads) {
+  if (const auto* mla = std::get_if<MlaDecodeProblem>(&c)) {
+    return prepare_mla_case(*mla, backend, reason, faults, oracle_threads);
+  }
   return prepare_gather_case(std::get<KvGatherProblem>(c), backend, reason, faults);
 }
 
@@ -43,7 +49,7 @@ void run_cases_under_fault_sets(const std::vector<SweepCase>& cases, Backend* ba
   };
   if (options.lookahead == 0) {
     for (std::size_t i = 0; i < cases.size(); ++i) {
-      Prepared prepared = prepare(cases[i], backend, reason, first);
+      Prepared prepared = prepare(cases[i], backend, reason, first, 1);
       device_half(i, prepared);
     }
     return;
@@ -52,8 +58,13 @@ void run_cases_under_fault_sets(const std::vector<SweepCase>& cases, Backend* ba
   std::size_t next = 0;
   const auto launch = [&] {
     const SweepCase* c = &cases[next++];
-    ahead.push_back(
-        std::async(std::launch::async, [c, backend, &reason, &first] { return prepare(*c, backend, reason, first); }));
+    // The cases prepared at once share the host's threads for their oracles, so a short queue (the
+    // run's last cases, a plan of a few large ones) still keeps every core busy.
+    const int threads = oracle_threads_for_queue(std::min(options.lookahead, cases.size() - next + 1),
+                                                 std::thread::hardware_concurrency());
+    ahead.push_back(std::async(std::launch::async, [c, backend, &reason, &first, threads] {
+      return prepare(*c, backend, reason, first, threads);
+    }));
   };
   for (std::size_t i = 0; i < cases.size(); ++i) {
     while (next < cases.size() && ahead.size() < options.lookahead) launch();

@@ -18,7 +18,8 @@ namespace mlacheck {
 using SweepCase = std::variant<MlaDecodeProblem, KvGatherProblem>;
 
 struct PrefetchOptions {
-  // Cases prepared ahead of the device; 0 prepares on the calling thread (no threads).
+  // Cases prepared ahead of the device; 0 prepares on the calling thread (no threads). The cases
+  // being prepared share the host's threads for their oracles (reference/oracle_threads.hpp).
   std::size_t lookahead = 4;
 };
 

@@ -33,7 +33,7 @@ CaseResult new_mla_row(const MlaDecodeProblem& p, const FaultSet& faults) {
   return row;
 }
 
-void prepare_mla_oracle(PreparedMlaCase& c) {
+void prepare_mla_oracle(PreparedMlaCase& c, PBucketKinds buckets, int oracle_threads) {
   try {
     if (is_sequence(c.problem)) {
       const Stopwatch ref_clock;
@@ -44,7 +44,7 @@ void prepare_mla_oracle(PreparedMlaCase& c) {
     }
     if (c.inputs.q.empty()) c.inputs = make_inputs(c.problem);
     const Stopwatch ref_clock;
-    c.expected = mla_decode_reference(c.problem, c.inputs, PRounding::none, &c.scales);
+    c.expected = mla_decode_reference(c.problem, c.inputs, PRounding::none, &c.scales, oracle_threads, buckets);
     c.row.reference_ms = ref_clock.ms();
     c.ready_for_device = true;
   } catch (const std::exception& e) {
@@ -62,7 +62,7 @@ MlaInputMagnitudes input_magnitudes(const MlaDecodeProblem& p, const MlaDecodeIn
 }
 
 PreparedMlaCase prepare_mla_case(const MlaDecodeProblem& p, const Backend* backend, std::string_view unavailable_reason,
-                                 const FaultSet& faults) {
+                                 const FaultSet& faults, int oracle_threads) {
   const Stopwatch wall;
   PreparedMlaCase out;
   out.problem = p;
@@ -70,7 +70,8 @@ PreparedMlaCase prepare_mla_case(const MlaDecodeProblem& p, const Backend* backe
   const bool admitted = is_sequence(p) ? admit_sequence(out.row, backend, unavailable_reason, p)
                                        : admit_case(out.row, backend, unavailable_reason, p);
   if (!admitted) return out;
-  prepare_mla_oracle(out);
+  // Admitted: the backend is known, and so is the rounding point its rows are judged against.
+  prepare_mla_oracle(out, p_buckets_judged(p, backend->p_rounding()), oracle_threads);
   out.row.wall_ms = wall.ms();
   return out;
 }

@@ -11,6 +11,7 @@
 #include "device/backend.hpp"
 #include "harness/case_result.hpp"
 #include "harness/mla_sequence_case.hpp"
+#include "reference/p_bucket_kinds.hpp"
 
 namespace mlacheck {
 
@@ -33,16 +34,18 @@ struct PreparedMlaCase {
   std::vector<PreparedSequenceStep> steps;
   bool ready_for_device = false;
 };
+// oracle_threads: the oracle's threads for this case (reference/oracle_threads.hpp).
 PreparedMlaCase prepare_mla_case(const MlaDecodeProblem& p, const Backend* backend, std::string_view unavailable_reason,
-                                 const FaultSet& faults = {});
+                                 const FaultSet& faults = {}, int oracle_threads = 1);
 CaseResult finish_mla_case(const PreparedMlaCase& prepared, Backend* backend, const FaultSet& faults = {});
 
 // The steps prepare_mla_case is made of, for callers that admit a case themselves (the harness C
 // API, whose backend is Python code). new_mla_row: the row before anything ran (id, op, repro,
 // faults). prepare_mla_oracle: inputs (kept when already made) and the oracle's outputs; the
 // case is then ready for the device, or its row ERRORED when the oracle refuses the problem.
+// `buckets`: the P rounding buckets measured, both where the judged rounding point is not known yet.
 CaseResult new_mla_row(const MlaDecodeProblem& p, const FaultSet& faults = {});
-void prepare_mla_oracle(PreparedMlaCase& c);
+void prepare_mla_oracle(PreparedMlaCase& c, PBucketKinds buckets = {}, int oracle_threads = 1);
 
 // Largest |dequantised q| and largest |dequantised cache value| a request reads, for the tolerance.
 struct MlaInputMagnitudes {

@@ -77,17 +77,20 @@ namespace {
 // and the order they are merged in do not depend on the thread count.
 constexpr int kStatisticsRowBlock = 8;
 
-// One thread's arrays, reused across the requests it computes to keep allocations out of the loop.
+// One thread's arrays, reused across the requests it computes to keep allocations out of the loop
+// (K's squares and V's chunks are tens of MB at kv 8192: allocated afresh, every request would
+// page in new zeroed memory).
 struct RequestWorkspace {
-  MatrixRM k, s, scores, prod2;
+  MatrixRM k, k_sq, s, scores, prod2;
   Eigen::VectorXd row_max, row_sum;
+  ValueChunks values;
   RowStatisticsScratch rows;
 };
 
 }  // namespace
 
 MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const MlaDecodeInputs& in, PRounding rounding,
-                                              MlaErrorScales* scales, int threads) {
+                                              MlaErrorScales* scales, int threads, PBucketKinds buckets) {
   if (scales != nullptr) *scales = MlaErrorScales{};
   check_mla_inputs(p, in);
   const PageIndices pages = expand_page_indices(p, in);
@@ -159,9 +162,10 @@ MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const M
       if (row_sum[r] == 0.0) o.row(r).setZero();  // an empty row's 0/0, before the scales read O
     }
     if (scales != nullptr) {
-      ws.prod2.noalias() = q.cwiseAbs2() * k.cwiseAbs2().transpose();
+      ws.k_sq = k.cwiseAbs2();
+      ws.prod2.noalias() = q.cwiseAbs2() * ws.k_sq.transpose();
       OracleRequest request{q, k, ws.scores, ws.prod2, s, row_sum, row_max,
-                            o.data(), std::move(visible_of_row), {}, {}, {}, {}};
+                            o.data(), std::move(visible_of_row), {}, {}, {}, ws.values, buckets};
       prepare_request_views(lv, request);
       MlaErrorScales& part = request_scales[static_cast<std::size_t>(b)];
       add_request_error_scales(request, part);

@@ -12,6 +12,7 @@
 #include "core/mla_inputs.hpp"
 #include "core/mla_problem.hpp"
 #include "core/tolerance.hpp"
+#include "reference/p_bucket_kinds.hpp"
 
 namespace mlacheck {
 
@@ -33,9 +34,11 @@ enum class PRounding : std::uint8_t {
 // (core/tolerance.hpp), measured on this oracle's own weights and outputs.
 // `threads` > 1 computes requests (or, when there are fewer requests than threads, each request's
 // statistics rows) on that many threads; outputs and scales are bit-identical for every count.
+// `buckets`: the dtypes whose rounding-bucket statistics (scales->p_bucketed) are measured, both
+// unless the caller knows the point it is judged against (reference/p_bucket_kinds.hpp).
 MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const MlaDecodeInputs& in,
                                               PRounding rounding = PRounding::none, MlaErrorScales* scales = nullptr,
-                                              int threads = 1);
+                                              int threads = 1, PBucketKinds buckets = {});
 
 // The kernel-faithful oracle: `exact` (this oracle's PRounding::none outputs) with the rounding
 // points a backend declared applied where the tight rule judges against them: O rounded to

@@ -124,16 +124,21 @@ bool add_row(const MlaDecodeProblem& p, const OracleRequest& x, Eigen::Index r, 
   }
 
   // Rounding buckets: the nonzero tokens grouped by their weight's bf16 and f16 code.
+  if (!x.buckets.bf16 && !x.buckets.f16) return visible == 1;
   s.nonzero.clear();
   for (Eigen::Index j = 0; j < n; ++j) {
     if (s.p[j] != 0.0) s.nonzero.push_back(static_cast<std::uint32_t>(j));
   }
-  bucket_codes<Bf16Format>(e_row, s.nonzero, s.codes);
-  stable_order_by_code(s.codes, s.order, s.sort);
-  collect_buckets(MlaErrorScales::kPBucketBf16, top, s);
-  bucket_codes<F16Format>(e_row, s.nonzero, s.codes);
-  stable_order_by_code(s.codes, s.order, s.sort);
-  collect_buckets(MlaErrorScales::kPBucketF16, top, s);
+  if (x.buckets.bf16) {
+    bucket_codes<Bf16Format>(e_row, s.nonzero, s.codes);
+    stable_order_by_code(s.codes, s.order, s.sort);
+    collect_buckets(MlaErrorScales::kPBucketBf16, top, s);
+  }
+  if (x.buckets.f16) {
+    bucket_codes<F16Format>(e_row, s.nonzero, s.codes);
+    stable_order_by_code(s.codes, s.order, s.sort);
+    collect_buckets(MlaErrorScales::kPBucketF16, top, s);
+  }
   return visible == 1;
 }
 
@@ -143,7 +148,7 @@ void prepare_request_views(int lv, OracleRequest& r) {
   r.q_norm = r.q.rowwise().norm();
   r.k_norm = r.k.rowwise().norm();
   r.v_norm = r.k.leftCols(lv).rowwise().norm();
-  r.values.assign(r.k.leftCols(lv));
+  if (r.buckets.bf16 || r.buckets.f16) r.values.assign(r.k.leftCols(lv));
 }
 
 void add_request_error_scales(const OracleRequest& r, MlaErrorScales& sc) {

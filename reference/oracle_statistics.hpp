@@ -10,6 +10,7 @@
 #include "core/tolerance.hpp"
 #include "reference/bucket_grouping.hpp"
 #include "reference/coherent_bucket_sums.hpp"
+#include "reference/p_bucket_kinds.hpp"
 
 namespace mlacheck {
 
@@ -28,10 +29,11 @@ struct OracleRequest {
   const double* o;                         // rows x Lv, row-major: the normalised outputs
   std::vector<int> visible;                // per row: the tokens it sees (a prefix of the columns)
   Eigen::VectorXd q_norm, k_norm, v_norm;  // per row, per token, per token
-  ValueChunks values;                      // V a few channels at a time, for the coherent sums
+  ValueChunks& values;                     // V a few channels at a time, for the coherent sums
+  PBucketKinds buckets;                    // the dtypes whose rounding buckets are measured
 };
 
-// Fills the norms and the value chunks of r from its matrices.
+// Fills the norms of r from its matrices, and its value chunks when r measures rounding buckets.
 void prepare_request_views(int lv, OracleRequest& r);
 
 // Reused per thread, so that row after row allocates nothing once grown.

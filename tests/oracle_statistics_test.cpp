@@ -12,12 +12,15 @@
 #include <utility>
 #include <vector>
 
+#include "core/dtype.hpp"
 #include "core/mla_inputs.hpp"
 #include "core/mla_problem.hpp"
 #include "core/tolerance.hpp"
 #include "reference/bucket_grouping.hpp"
 #include "reference/error_scales_merge.hpp"
 #include "reference/mla_decode_reference.hpp"
+#include "reference/oracle_threads.hpp"
+#include "reference/p_bucket_kinds.hpp"
 #include "tests/legacy_oracle_statistics.hpp"
 
 namespace mlacheck {
@@ -233,6 +236,60 @@ TEST(OracleStatistics, MergingAddsSumsAndKeepsMaxima) {
   EXPECT_EQ(merged.p_bucketed[1].below_max_sq, a.p_bucketed[1].below_max_sq + b.p_bucketed[1].below_max_sq);
   EXPECT_EQ(merged.max_abs_row_max, std::max(a.max_abs_row_max, b.max_abs_row_max));
   EXPECT_EQ(merged.max_running_max_rises, std::max(a.max_running_max_rises, b.max_running_max_rises));
+}
+
+// --- only the judged rounding buckets ---------------------------------------------------------
+
+TEST(OracleStatistics, JudgedBucketsAloneGiveTheSameBounds) {
+  const PRoundingPoint points[] = {PRoundingPoint::undeclared, PRoundingPoint::kept_f32, PRoundingPoint::to_bf16,
+                                   PRoundingPoint::to_f16,     PRoundingPoint::to_q_dtype, PRoundingPoint::to_mma_input};
+  int measured_none = 0, measured_one = 0;
+  for (const DType q : {DType::bf16, DType::f16, DType::fp8_e4m3fn}) {
+    for (const DType kv : {DType::bf16, DType::f16, DType::fp8_e4m3fn}) {
+      MlaDecodeProblem p = fixed_problem("judged");
+      p.q_dtype = q;
+      p.kv_dtype = kv;
+      if (is_fp8(q) && kv != q) continue;  // fp8 queries come with their own cache only
+      p = with_defaults(p);
+      const MlaDecodeInputs in = make_inputs(p);
+      MlaErrorScales both;
+      const MlaDecodeOutputs<double> full = mla_decode_reference(p, in, PRounding::none, &both);
+      for (const PRoundingPoint point : points) {
+        const PBucketKinds kinds = p_buckets_judged(p, point);
+        EXPECT_FALSE(kinds.bf16 && kinds.f16);
+        (kinds.bf16 || kinds.f16 ? measured_one : measured_none)++;
+        MlaErrorScales judged;
+        const MlaDecodeOutputs<double> out = mla_decode_reference(p, in, PRounding::none, &judged, 1, kinds);
+        EXPECT_EQ(out.o, full.o);
+        const std::string what = p.name + " q " + std::string(to_string(q)) + " kv " + std::string(to_string(kv)) +
+                                 ", " + std::string(to_string(point));
+        // The measured dtype's buckets are the full run's, bit for bit; the other's are zero.
+        EXPECT_EQ(judged.p_bucketed[0].all, kinds.bf16 ? both.p_bucketed[0].all : 0.0) << what;
+        EXPECT_EQ(judged.p_bucketed[1].below_max, kinds.f16 ? both.p_bucketed[1].below_max : 0.0) << what;
+        const MlaTolerances a = mla_decode_tolerance(p, both, point);
+        const MlaTolerances b = mla_decode_tolerance(p, judged, point);
+        EXPECT_EQ(a.o.abs, b.o.abs) << what;
+        EXPECT_EQ(a.o.rel, b.o.rel) << what;
+        EXPECT_EQ(a.o.rms, b.o.rms) << what;
+        EXPECT_EQ(a.lse.rms, b.lse.rms) << what;
+        EXPECT_EQ(a.oracle_o_rounded, b.oracle_o_rounded) << what;
+      }
+    }
+  }
+  // Both kinds of answer are reached: a dtype measured, and nothing measured (kept or split P).
+  EXPECT_GT(measured_one, 0);
+  EXPECT_GT(measured_none, 0);
+}
+
+// --- threads for a case when several are prepared at once --------------------------------------
+
+TEST(OracleThreads, ShareTheHostAmongTheCasesInFlight) {
+  EXPECT_EQ(oracle_threads_for_queue(4, 16), 4);
+  EXPECT_EQ(oracle_threads_for_queue(1, 16), 16);
+  EXPECT_EQ(oracle_threads_for_queue(3, 16), 5);
+  EXPECT_EQ(oracle_threads_for_queue(32, 16), 1);
+  EXPECT_EQ(oracle_threads_for_queue(0, 8), 8);
+  EXPECT_EQ(oracle_threads_for_queue(2, 0), 1);
 }
 
 }  // namespace
