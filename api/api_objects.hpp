@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/abi_types.hpp"
+#include "core/mla_sequence_inputs.hpp"
 #include "device/staging/abi_problem.hpp"
 #include "device/backend.hpp"
 #include "harness/case_result.hpp"
@@ -39,6 +40,14 @@ struct mlacheck_case {
   bool blocks_encoded = false;
   std::vector<std::int32_t> block_ids;
   std::vector<std::byte> block_codes;
+  // A decode sequence (api/sequence_api.cpp): joins and leaves per request, and the host model of
+  // its cache, made by the first mlacheck_sequence_step_open and advanced one step per call.
+  std::vector<std::int32_t> joins, leaves;
+  std::unique_ptr<mlacheck::MlaSequenceInputs> sequence_host;
+  // A step of a sequence: its index (-1 for other cases), the pool slots it wrote and their codes.
+  int step = -1;
+  std::vector<std::int64_t> written_slots;
+  std::vector<std::byte> written_codes;
 };
 
 struct mlacheck_outcome {

@@ -158,6 +158,53 @@ MLACHECK_API mlacheck_status mlacheck_case_inputs_by_block(mlacheck_case* c, mla
 MLACHECK_API mlacheck_status mlacheck_case_expected(mlacheck_case* c, const double** o, uint64_t* count_o,
                                                     const double** lse, uint64_t* count_lse);
 
+/* ---- decode sequences ----------------------------------------------------------------------- */
+
+/* A decode sequence (an mla_decode case whose repro has steps > 1; docs/design.md "Decode
+ * sequences") is `steps` decode steps over one cache pool, as an engine replays a captured CUDA
+ * graph: a fixed batch of request slots, requests joining and leaving (their slots padded rows
+ * of kv_len 0 before and after), every active request appending q_len tokens a step, and blocks
+ * of departed requests handed to joiners with their stale tokens. A caller runs it as:
+ *   1. mlacheck_case_sequence: the steps and the sizes that hold for all of them (a block table
+ *      of max_blocks_per_request columns, a pool of num_blocks blocks, q/O of total_q_tokens rows);
+ *   2. for k = 0, 1, ...: mlacheck_sequence_step_open gives step k as a one-step case (problem,
+ *      inputs, oracle, outcome and verdict as for any case); mlacheck_case_written_rows the cache
+ *      rows the step wrote, which the caller copies into the one pool it keeps across the steps;
+ *   3. mlacheck_sequence_judge: the sequence's row from its steps' verdicts. */
+typedef struct mlacheck_sequence_info {
+  uint32_t struct_size;           /* set by the caller to its sizeof(mlacheck_sequence_info) */
+  int32_t steps;                  /* 1 for a one-step case */
+  int32_t batch;                  /* request slots */
+  const int32_t* joins;           /* [batch]: the first step request r takes part in */
+  const int32_t* leaves;          /* [batch]: the first step it no longer does (== joins: never active) */
+  int32_t max_blocks_per_request; /* the longest block-table row of any step: a table kept across steps */
+  int32_t max_kv_len;             /* the most cached tokens any request reaches */
+} mlacheck_sequence_info;
+
+/* The sequence an mla_decode case is (steps 1, joins 0 and leaves 1 for a one-step case). */
+MLACHECK_API mlacheck_status mlacheck_case_sequence(mlacheck_case* c, mlacheck_sequence_info* info);
+/* The next step of decode sequence `seq` as a one-step case (step 0 on the first call): its
+ * problem is the step's (sequence_step: kv_lens of the step, 0 for padded slots; num_blocks and
+ * first_block the sequence's), its inputs the pool as written so far with the block table of the
+ * step (max_blocks_per_request of the step), its oracle the step's; its id and repro are the
+ * sequence's. Each step is opened once, in order; past the last step, or on a one-step case,
+ * MLACHECK_ERROR_INVALID_ARGUMENT. The step does not depend on `seq` afterwards. Free it with
+ * mlacheck_case_free. */
+MLACHECK_API mlacheck_status mlacheck_sequence_step_open(mlacheck_case* seq, mlacheck_case** step);
+/* The cache rows step `step` wrote, in the order written: slots[i] = block * block_size + offset
+ * in the pool, rows [count, lk] codes of kv_dtype, contiguous (count = rows->shape[0]). What an
+ * engine's KV writer writes before the step: a joining request's whole cache, every other active
+ * request's q_len new tokens. A case that is no step of a sequence: MLACHECK_ERROR_WRONG_CASE. */
+MLACHECK_API mlacheck_status mlacheck_case_written_rows(mlacheck_case* step, const int64_t** slots,
+                                                        mlacheck_tensor* rows);
+/* The row of sequence `seq` from the verdicts of its steps, in step order: every step, or the
+ * steps up to one that was ERRORED or SKIPPED (the sequence stops there). FAILED, ERRORED or
+ * SKIPPED from the first step that was not PASSED, its reason starting "step k of n: " (and
+ * saying which steps did not run and which passed before it); PASSED with the tensors of the
+ * step that used most of its rms bound. Device and wall times are the steps' sums. */
+MLACHECK_API mlacheck_status mlacheck_sequence_judge(mlacheck_case* seq, const mlacheck_verdict* const* steps,
+                                                     int64_t count, mlacheck_verdict** out);
+
 /* ---- outcomes and verdicts ------------------------------------------------------------------ */
 
 /* What happened when the caller ran case `c` (which must outlive the outcome). */

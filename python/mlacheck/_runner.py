@@ -18,6 +18,7 @@ def run(
     *,
     title: str | None = None,
     on_verdict: Callable[[Verdict], None] | None = None,
+    graph: bool = False,
 ) -> list[Verdict]:
     """Checks `backend` on every case of `plan` (a Plan or any iterable of cases) in order and
     returns the verdicts. With `report_dir`, writes report.csv as each case ends, then junit.xml
@@ -26,7 +27,7 @@ def run(
     report = Report(report_dir, title) if report_dir is not None else None
     verdicts = []
     for case in plan:
-        verdict = check(case, adapter)
+        verdict = check(case, adapter, graph=graph)
         if report is not None:
             report.append(verdict)
         if on_verdict is not None:
