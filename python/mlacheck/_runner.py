@@ -22,7 +22,9 @@ def run(
 ) -> list[Verdict]:
     """Checks `backend` on every case of `plan` (a Plan or any iterable of cases) in order and
     returns the verdicts. With `report_dir`, writes report.csv as each case ends, then junit.xml
-    and report.html. `on_verdict` is called with each verdict as it is made (progress, logging)."""
+    and report.html. `on_verdict` is called with each verdict as it is made (progress, logging).
+    `graph`: decode sequences in graph mode (step 0 captured in a CUDA graph, replayed for the
+    later steps; docs/python.md)."""
     adapter = adapt(backend)
     report = Report(report_dir, title) if report_dir is not None else None
     verdicts = []

@@ -187,14 +187,23 @@ class _GuardedPool:
         signed = rows.view({1: np.uint8, 2: np.int16, 4: np.int32}[rows.itemsize])
         self._rows.index_copy_(0, torch.from_numpy(slots).to(where), torch.from_numpy(signed).to(where))
 
-    def guards(self) -> np.ndarray:
-        """The two guards, front then back, as host bytes."""
+    def take_guards(self) -> np.ndarray:
+        """The two guards, front then back, as host bytes; then writes them afresh, so the next
+        reading shows only what was written after this one."""
         front = self.allocation[: self._g]
         back = self.allocation[self._g + self.data_bytes :]
+        guard = np.frombuffer(guard_pattern(), dtype=np.uint8)
         if self.device is None:
-            return np.concatenate([front, back])
+            taken = np.concatenate([front, back])
+            front[:] = guard
+            back[:] = guard
+            return taken
         torch = require_torch()
-        return torch.cat([front, back]).cpu().numpy()
+        taken = torch.cat([front, back]).cpu().numpy()
+        pattern = torch.from_numpy(guard.copy()).to(self.allocation.device)
+        front.copy_(pattern)
+        back.copy_(pattern)
+        return taken
 
 
 class SequenceInputs:

@@ -79,7 +79,7 @@ def _run_step(step: SequenceStep, inputs: SequenceInputs, staged, b: _Adapter, r
     collect(outcome, b, staged, result)
     for where, pool in inputs.pools():
         # Only the guards: [front | back] with no data between them.
-        outcome.check_guards(f"kv_cache({where})", pool.guards(), 0)
+        outcome.check_guards(f"kv_cache({where})", pool.take_guards(), 0)
     return _settle(outcome, clock)
 
 
