@@ -8,9 +8,9 @@ the later steps, as an engine does (UPSTREAM R5).
                         every step, on the device; passes eagerly and in graph mode.
   StalePlanBackend      keeps the kv_lens and block table of its first step (a plan made once and
                         never refreshed): fails from step 1 on, eagerly and in graph mode.
-  HostPlanBackend       plans on the host from the step's problem at every step() and uploads the
-                        plan through a pinned buffer: right eagerly, stale under graph replay (the
-                        planning step never ran again; the captured copy replays step 0's plan).
+  HostPlanBackend       plans on the host from the step's problem at every step() and writes the
+                        plan as constants: right eagerly, stale under graph replay (the planning
+                        step never ran again; the captured writes replay step 0's plan).
 
 Device: the `device` argument, else $MLACHECK_TORCH_DEVICE, else "cuda" when torch sees a GPU,
 else "cpu". Scores and softmax in float32, as torch_mla_decode.py."""
@@ -104,21 +104,17 @@ class StalePlanBackend(GraphMlaBackend):
 
 class HostPlanBackend(GraphMlaBackend):
     """Plans kv_lens on the host from the step's problem (the scheduler's metadata) at every step()
-    and uploads it through one pinned buffer; the block table it reads from the inputs. Eagerly
-    every step is planned afresh; under graph replay step() is not called again, so the captured
-    copy uploads step 0's plan at every replay."""
+    and writes it into its device plan as per-request constants; the block table it reads from the
+    inputs. Eagerly every step is planned afresh; under graph replay step() is not called again,
+    and the captured fills replay the constants of step 0."""
 
     name = "torch-host-plan-mla-decode"
 
     def begin(self, sequence):
         super().begin(sequence)
-        device = torch.device(self.device)
-        self.host_plan = torch.zeros(sequence.problem.batch, dtype=torch.int32)
-        if device.type == "cuda":
-            self.host_plan = self.host_plan.pin_memory()
-        self.device_plan = torch.zeros(sequence.problem.batch, dtype=torch.int32, device=device)
+        self.device_plan = torch.zeros(sequence.problem.batch, dtype=torch.int32, device=torch.device(self.device))
 
     def lengths(self, t):
-        self.host_plan.copy_(torch.tensor(t.problem.kv_lens, dtype=torch.int32))
-        self.device_plan.copy_(self.host_plan, non_blocking=True)
+        for request, kv_len in enumerate(t.problem.kv_lens):
+            self.device_plan[request].fill_(kv_len)  # a kernel argument: captured by value
         return self.device_plan, t.block_table
