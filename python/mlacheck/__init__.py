@@ -26,6 +26,7 @@ from ._pool import NotEnoughMemory, PooledCache
 from ._problem import Problem
 from ._report import Report, merge_reports
 from ._runner import run
+from ._sequence import Sequence, SequenceInputs
 from ._tensor import Tensor, decode, encode, poison_code
 from ._verdict import TensorErrors, Verdict
 
@@ -39,6 +40,8 @@ __all__ = [
     "PooledCache",
     "Problem",
     "Report",
+    "Sequence",
+    "SequenceInputs",
     "StagedOutputs",
     "Tensor",
     "TensorErrors",

@@ -1,4 +1,4 @@
-"""The two shapes a Python backend may take, and running one on a case.
+"""The three shapes a Python backend may take, and running one on a case.
 
 A callable: `decode(inputs) -> o` or `(o, lse)`: it allocates its outputs; `inputs` is a
 CaseInputs. Attributes it may carry: `name`, `version`, `supports(problem) -> None | reason`,
@@ -15,7 +15,8 @@ not compared), `path` (the decode path it took, for reports).
 A stateful object, for backends that plan once and replay (an engine's CUDA graph): `begin(sequence)`
 (a Sequence: the sequence's problem, steps, joins and leaves, max_kv_len, max_blocks_per_request)
 then `step(inputs, outputs)` once per step, writing the staged outputs as run() does; the other
-attributes as for an object. A one-step case is a sequence of one step to it.
+attributes as for an object. A one-step case is a sequence of one step to it, unless it has a
+run() as well, which then runs the one-step cases.
 
 A decode sequence (a case of several steps, python/mlacheck/_sequence.py) runs every shape step by
 step over one cache pool, with the inputs in the same buffers at every step; `graph=True` captures
