@@ -25,7 +25,7 @@ struct mlacheck_plan {
 struct mlacheck_case {
   mlacheck::RunCase run_case;
   mlacheck_case_kind kind = MLACHECK_CASE_MLA_DECODE;
-  std::string unsupported_reason;  // kv_gather cases, and decode sequences
+  std::string unsupported_reason;  // kv_gather cases
   // mla_decode and oracle self-check cases: the problem and its row before anything ran; the
   // inputs and the oracle's outputs are filled on first need (the oracle is the costly part).
   mlacheck::PreparedMlaCase prepared;

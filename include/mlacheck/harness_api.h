@@ -124,7 +124,8 @@ MLACHECK_API mlacheck_status mlacheck_case_fill(const mlacheck_case* c, const ch
  * to its sizeof(mlacheck_mla_tensors), at least this library's. Cache slots no request reads hold
  * a NaN code: a kernel that reads past kv_len poisons its output. A case whose blocks start at a
  * first_block > 0 (a pool past 4 GiB) is refused (MLACHECK_ERROR_INVALID_ARGUMENT): its pool is
- * handed out by block (mlacheck_case_inputs_by_block). */
+ * handed out by block (mlacheck_case_inputs_by_block); a decode sequence too (its steps are cases
+ * of their own: mlacheck_sequence_step_open). */
 MLACHECK_API mlacheck_status mlacheck_case_inputs(mlacheck_case* c, mlacheck_mla_tensors* tensors);
 /* The cache of a case as the pool blocks its requests read, for a caller that builds the pool
  * itself (mlacheck_case_inputs_by_block). */
@@ -149,8 +150,8 @@ typedef struct mlacheck_cache_blocks {
  * kv_dtype), fills it with kv_dtype's poison code (mlacheck_poison_word: the NaN the staging layer
  * fills a pool's other blocks with), and writes blocks[i] at block block_ids[i]; block_table then
  * indexes it as it is. `tensors->struct_size` and `cache->struct_size` must be set by the caller.
- * A decode sequence is refused (MLACHECK_ERROR_INVALID_ARGUMENT), a kv_gather case too
- * (MLACHECK_ERROR_WRONG_CASE). */
+ * A decode sequence is refused (MLACHECK_ERROR_INVALID_ARGUMENT: mlacheck_sequence_step_open hands
+ * out its steps), a kv_gather case too (MLACHECK_ERROR_WRONG_CASE). */
 MLACHECK_API mlacheck_status mlacheck_case_inputs_by_block(mlacheck_case* c, mlacheck_mla_tensors* tensors,
                                                            mlacheck_cache_blocks* cache);
 /* The oracle's outputs (double, computed on the first call): o [total_q_tokens, heads, Lv] and lse
