@@ -155,7 +155,8 @@ typedef struct mlacheck_cache_blocks {
 MLACHECK_API mlacheck_status mlacheck_case_inputs_by_block(mlacheck_case* c, mlacheck_mla_tensors* tensors,
                                                            mlacheck_cache_blocks* cache);
 /* The oracle's outputs (double, computed on the first call): o [total_q_tokens, heads, Lv] and lse
- * [total_q_tokens, heads] in natural log, contiguous; `count_o`/`count_lse` get their sizes. */
+ * [total_q_tokens, heads] in natural log, contiguous; `count_o`/`count_lse` get their sizes. A
+ * decode sequence is refused (MLACHECK_ERROR_INVALID_ARGUMENT): each step has its own. */
 MLACHECK_API mlacheck_status mlacheck_case_expected(mlacheck_case* c, const double** o, uint64_t* count_o,
                                                     const double** lse, uint64_t* count_lse);
 
@@ -247,7 +248,9 @@ MLACHECK_API mlacheck_status mlacheck_outcome_check_guards(mlacheck_outcome* o, 
 /* The verdict: for mla_decode, compare O (and LSE) with the oracle under the tolerance derived for
  * the problem, as `mlacheck run` does; SKIPPED or ERRORED when set so; for kv_gather, SKIPPED with
  * the unsupported reason; for an oracle self-check, the self-check runs here (no outputs taken).
- * An mla_decode outcome with neither O nor a skip/error is MLACHECK_ERROR_INVALID_ARGUMENT. */
+ * An mla_decode outcome with neither O nor a skip/error is MLACHECK_ERROR_INVALID_ARGUMENT, and so
+ * is O for a decode sequence (its steps are judged, then mlacheck_sequence_judge; a sequence the
+ * backend refused or failed before any step ran is settled here, SKIPPED or ERRORED). */
 MLACHECK_API mlacheck_status mlacheck_outcome_judge(mlacheck_outcome* o, mlacheck_verdict** out);
 
 MLACHECK_API void mlacheck_verdict_free(mlacheck_verdict* v);
