@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/abi_types.hpp"
+#include "core/mla_sequence_inputs.hpp"
 #include "device/staging/abi_problem.hpp"
 #include "device/backend.hpp"
 #include "harness/case_result.hpp"
@@ -24,7 +25,7 @@ struct mlacheck_plan {
 struct mlacheck_case {
   mlacheck::RunCase run_case;
   mlacheck_case_kind kind = MLACHECK_CASE_MLA_DECODE;
-  std::string unsupported_reason;  // kv_gather cases, and decode sequences
+  std::string unsupported_reason;  // kv_gather cases
   // mla_decode and oracle self-check cases: the problem and its row before anything ran; the
   // inputs and the oracle's outputs are filled on first need (the oracle is the costly part).
   mlacheck::PreparedMlaCase prepared;
@@ -39,6 +40,14 @@ struct mlacheck_case {
   bool blocks_encoded = false;
   std::vector<std::int32_t> block_ids;
   std::vector<std::byte> block_codes;
+  // A decode sequence (api/sequence_api.cpp): joins and leaves per request, and the host model of
+  // its cache, made by the first mlacheck_sequence_step_open and advanced one step per call.
+  std::vector<std::int32_t> joins, leaves;
+  std::unique_ptr<mlacheck::MlaSequenceInputs> sequence_host;
+  // A step of a sequence: its index (-1 for other cases), the pool slots it wrote and their codes.
+  int step = -1;
+  std::vector<std::int64_t> written_slots;
+  std::vector<std::byte> written_codes;
 };
 
 struct mlacheck_outcome {

@@ -45,13 +45,6 @@ mlacheck_status mlacheck_case_open(const mlacheck_plan* plan, int64_t index, mla
       c->abi = std::make_unique<const mlacheck::AbiMlaProblem>(prepared.problem);
       c->run_case.repro = c->abi->get().repro;
       c->fill = std::string(mlacheck::to_string(prepared.problem.fill));
-      if (mlacheck::is_sequence(prepared.problem)) {
-        // A sequence's steps share a cache and a backend session across calls; the C API's case
-        // is one call of the caller's kernel, so it offers none (issue 13: the backend ABI runs them).
-        c->unsupported_reason = "case is a decode sequence of " + std::to_string(prepared.problem.steps) +
-                                " steps; the C API hands out one-step cases and does not offer sequences "
-                                "(run them through the backend ABI: mlacheck run --backend)";
-      }
     }
     *out = c.release();
   });
@@ -126,6 +119,11 @@ mlacheck_status mlacheck_case_expected(mlacheck_case* c, const double** o, uint6
     require(lse, "lse");
     require(count_lse, "count_lse");
     require_mla(require(c, "case"), "oracle outputs");
+    if (mlacheck::is_sequence(c->prepared.problem)) {
+      throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT, "case " + c->prepared.problem.name +
+                                                          " is a decode sequence: each step has its own oracle "
+                                                          "(mlacheck_sequence_step_open)");
+    }
     if (!mlacheck::api::ensure_oracle(c)) throw ApiError(MLACHECK_ERROR_INTERNAL, c->prepared.row.reason);
     *o = c->prepared.expected.o.data();
     *count_o = c->prepared.expected.o.size();

@@ -39,7 +39,7 @@ void encode_inputs(mlacheck_case* c) {
   if (is_sequence(p)) {
     throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT, "case " + p.name + " is a decode sequence of " +
                                                         std::to_string(p.steps) +
-                                                        " steps; the C API hands out one-step cases only");
+                                                        " steps: its steps are one-step cases (mlacheck_sequence_step_open)");
   }
   if (prepared.inputs.q.empty()) prepared.inputs = make_inputs(p);
   if (prepared.inputs.block_table_stride != max_blocks_per_request(p)) {

@@ -5,6 +5,7 @@
 #include "api/api_call.hpp"
 #include "api/case_inputs.hpp"
 #include "api/case_kind.hpp"
+#include "core/mla_sequence.hpp"
 
 namespace mlacheck::api {
 
@@ -37,9 +38,11 @@ CasePrefetcher::Taken CasePrefetcher::prepare(const RunCase& run_case) {
   }
   out.c.reset(opened);
   mlacheck_case* c = out.c.get();
-  // Only what a backend under test gets: kv_gather cases and decode sequences have no inputs
-  // here, and an oracle self-check's work is its verdict.
-  if (c->kind != MLACHECK_CASE_MLA_DECODE || !c->unsupported_reason.empty()) return out;
+  // Only what a backend under test gets: kv_gather cases have no inputs here, a decode sequence's
+  // are its steps' (each opened when the caller reaches it: mlacheck_sequence_step_open), and an
+  // oracle self-check's work is its verdict.
+  if (c->kind != MLACHECK_CASE_MLA_DECODE || !c->unsupported_reason.empty() || mlacheck::is_sequence(c->prepared.problem))
+    return out;
   // Named as the call that makes the inputs when the caller asks (the Python package asks by block
   // for a pool that starts at a first_block), so an error reads the same with or without prefetch.
   const char* asked_by = c->prepared.problem.first_block == 0 ? "mlacheck_case_inputs" : "mlacheck_case_inputs_by_block";

@@ -8,6 +8,7 @@
 #include "api/api_objects.hpp"
 #include "api/case_kind.hpp"
 #include "api/output_tensor.hpp"
+#include "core/mla_sequence.hpp"
 #include "device/platform/guard_bytes.hpp"
 #include "device/staging/abi_problem.hpp"
 #include "harness/case_timing.hpp"
@@ -49,6 +50,11 @@ mlacheck::CaseResult judge_mla(mlacheck_outcome& o) {
     row.state = mlacheck::ResultState::errored;
     row.reason = *o.errored;
     return row;
+  }
+  if (mlacheck::is_sequence(c.prepared.problem)) {
+    throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT, "case '" + c.run_case.id +
+                                                        "' is a decode sequence: its steps are judged one by one "
+                                                        "(mlacheck_sequence_step_open) and it by mlacheck_sequence_judge");
   }
   if (!o.has_o) {
     throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT, "case '" + c.run_case.id +

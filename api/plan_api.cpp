@@ -39,8 +39,6 @@ mlacheck_status mlacheck_plan_open(int32_t kind, uint64_t seed, int32_t size, co
     mlacheck::RunPlanOptions options;
     options.seed = seed;
     options.property_cases = size < 0 ? kDefaultPropertyCases : size;
-    // A case here is one call of the caller's kernel; a decode sequence is many, in one session.
-    options.decode_sequences = false;
     switch (kind) {
       case MLACHECK_PLAN_DEFAULT:
         options.scenarios_file = table_path(scenarios_file);

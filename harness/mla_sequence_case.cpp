@@ -2,22 +2,16 @@
 
 #include <algorithm>
 #include <memory>
-#include <set>
 #include <string>
 
 #include "core/mla_sequence.hpp"
 #include "core/mla_sequence_inputs.hpp"
 #include "harness/device_outcome.hpp"
 #include "harness/mla_judge.hpp"
+#include "harness/sequence_row.hpp"
 #include "reference/mla_decode_reference.hpp"
 
 namespace mlacheck {
-
-namespace {
-
-std::string step_label(int step, int steps) { return "step " + std::to_string(step) + " of " + std::to_string(steps); }
-
-}  // namespace
 
 std::vector<PreparedSequenceStep> prepare_sequence_steps(const MlaDecodeProblem& seq) {
   MlaSequenceInputs host(seq);
@@ -67,12 +61,7 @@ void run_sequence_steps(CaseResult& row, const MlaDecodeProblem& seq, const std:
     return;
   }
   const CaseResult before = row;
-  std::optional<CaseResult> first_bad;
-  CaseResult worst_passed;
-  double worst_used = -1.0;
-  int failed = 0;
-  double device_ms = 0.0;
-  std::set<std::string> paths;
+  SequenceRow sequence_row(before, n);
   for (int k = 0; k < n; ++k) {
     const PreparedSequenceStep& s = steps[static_cast<std::size_t>(k)];
     CaseResult step_row = before;
@@ -82,36 +71,9 @@ void run_sequence_steps(CaseResult& row, const MlaDecodeProblem& seq, const std:
       judge_mla_outputs(step_row, s.problem, s.expected, s.scales, backend.p_rounding(),
                         {run.out.o, run.o_unwritten, run.lse_written, lse, run.lse_unwritten}, run.diag);
     });
-    device_ms += step_row.device_ms;
-    if (!step_row.path.empty()) paths.insert(step_row.path);
-    if (step_row.state == ResultState::passed) {
-      if (const double used = bound_used(step_row); used > worst_used) {
-        worst_used = used;
-        worst_passed = step_row;
-      }
-      continue;
-    }
-    ++failed;
-    if (!first_bad) {
-      first_bad = step_row;
-      first_bad->reason = step_label(k, n) + ": " + step_row.reason;
-    }
-    // A lost device or an error leaves the session unusable: the later steps cannot run.
-    if (step_row.state == ResultState::errored) {
-      if (k + 1 < n)
-        first_bad->reason += " (steps " + std::to_string(k + 1) + ".." + std::to_string(n - 1) + " not run)";
-      break;
-    }
+    if (!sequence_row.add(k, step_row)) break;
   }
-  row = first_bad ? *first_bad : worst_passed;
-  if (first_bad && failed > 1)
-    row.reason += " [" + std::to_string(failed) + " of " + std::to_string(n) + " steps failed]";
-  row.wall_ms = before.wall_ms;
-  row.reference_ms = before.reference_ms;
-  row.device_ms = device_ms;
-  std::string path;
-  for (const std::string& p : paths) path += (path.empty() ? "" : "+") + p;
-  row.path = path;
+  row = sequence_row.finish();
 }
 
 }  // namespace mlacheck

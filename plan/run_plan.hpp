@@ -36,8 +36,8 @@ struct RunPlanOptions {
   bool oracle_self_checks = true;
   bool default_sweeps = true;
   // Decode sequences (core/mla_sequence.hpp): default_sequence_sweep and the property sweep's
-  // share (property_sweep_limits). The harness C API leaves them out: its case is one call of the
-  // caller's kernel, which a sequence is not (its scenario rows stay, SKIPPED there with the reason).
+  // share (property_sweep_limits). On in every plan `mlacheck run` and the harness C API open;
+  // off leaves a plan of one-step cases (the sequence scenario rows stay).
   bool decode_sequences = true;
   double timeout_base_s = 120.0;
 };

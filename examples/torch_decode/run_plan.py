@@ -2,8 +2,8 @@
 and writes a report folder. Exit status 1 when any case FAILED or ERRORED.
 
     python run_plan.py [--plan default|scenarios|properties] [--size N] [--seed S]
-                       [--case REPRO] [--device cpu|cuda|cuda:1] [--backend decode|object]
-                       [--report DIR]
+                       [--case REPRO] [--device cpu|cuda|cuda:1] [--backend decode|object|stateful]
+                       [--graph] [--report DIR]
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import collections
 import sys
 import time
 
+import graph_mla_decode
 import mlacheck
 import torch_mla_decode
 
@@ -27,8 +28,12 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--backend",
         default="decode",
-        choices=("decode", "object"),
-        help="decode: the callable that allocates its outputs; object: writes into staged outputs",
+        choices=("decode", "object", "stateful"),
+        help="decode: the callable that allocates its outputs; object: writes into staged outputs; "
+        "stateful: graph_mla_decode.GraphMlaBackend (begin(sequence) / step, capturable in a CUDA graph)",
+    )
+    parser.add_argument(
+        "--graph", action="store_true", help="decode sequences in graph mode (CUDA; use --backend stateful)"
     )
     parser.add_argument("--report", default=None, help="folder for report.csv, junit.xml, report.html")
     args = parser.parse_args(argv)
@@ -36,6 +41,8 @@ def main(argv=None) -> int:
     device = args.device or torch_mla_decode.default_device()
     if args.backend == "object":
         backend = torch_mla_decode.TorchMlaBackend(device)
+    elif args.backend == "stateful":
+        backend = graph_mla_decode.GraphMlaBackend(device)
     else:
         def backend(inputs):
             return torch_mla_decode.decode(inputs, device)
@@ -53,7 +60,7 @@ def main(argv=None) -> int:
             print(verdict.describe(), flush=True)
 
     print(f"{plan}: {torch_mla_decode.decode.name} on {device}", flush=True)
-    mlacheck.run(plan, backend, report_dir=args.report, on_verdict=show)
+    mlacheck.run(plan, backend, report_dir=args.report, on_verdict=show, graph=args.graph)
     seconds = time.perf_counter() - start
     summary = ", ".join(f"{count} {state}" for state, count in sorted(states.items()))
     print(f"{sum(states.values())} cases in {seconds:.1f} s: {summary}")

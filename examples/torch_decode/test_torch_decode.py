@@ -1,17 +1,21 @@
 """Tests of the torch example: it passes mlacheck's cases in both backend shapes (on CUDA too when
 torch sees a GPU), the R4 rows with their pools past 4 GiB included; its deliberately wrong twin
 FAILS naming tensor O, through the Python API and through the pytest plugin, and a failing case of
-it shrinks to one request; and its seeded
-32-bit-offset twin FAILS the R4 rows while passing cases of smaller pools."""
+it shrinks to one request; its seeded 32-bit-offset twin FAILS the R4 rows while passing cases of
+smaller pools; and the decode sequences (R5 rows, the default sequence sweep) pass in every backend
+shape while a plan kept from step 0 fails at step 1. The graph-mode tests (`-k graph`) need CUDA: on
+the CPU they skip, saying so."""
 
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 
 torch = pytest.importorskip("torch", reason="the torch example needs PyTorch")
 
+import graph_mla_decode  # noqa: E402
 import mlacheck  # noqa: E402
 import torch_mla_decode  # noqa: E402
 import wrapped_offset_decode  # noqa: E402
@@ -34,8 +38,8 @@ def r4_cases():
 
 def past_4gib_property_cases():
     """The property sweep's draws whose every row read lies past 4 GiB of pool (1% of its draws:
-    two of seed 3's first 200; a canonical repro names first_block only when it is not 0)."""
-    cases = [c for c in mlacheck.plan("properties", size=200, seed=3) if "first_block=" in c.repro]
+    two of seed 1's first 200; a canonical repro names first_block only when it is not 0)."""
+    cases = [c for c in mlacheck.plan("properties", size=200, seed=1) if "first_block=" in c.repro]
     assert len(cases) == 2 and all(c.inputs().kv_cache.nbytes >= 2**32 for c in cases)
     return cases
 
@@ -91,11 +95,9 @@ def test_the_scenarios_pass_and_staged_outputs_are_checked(device):
     host_fits_a_pool = host_fits_smallest_pool(r4_cases())
     verdicts = mlacheck.run(mlacheck.plan("scenarios"), torch_mla_decode.TorchMlaBackend(device))
     assert not failures(verdicts), failures(verdicts)
-    # Decode sequences (UPSTREAM R5) are not offered through the C API: SKIPPED, named.
-    offered = [v for v in verdicts if v.op == "mla_decode" and "decode sequence" not in v.reason]
-    assert all(v.state == "SKIPPED" for v in verdicts if v.op == "mla_decode" and v not in offered)
-    # Every other row passes, the pools past 4 GiB included, except an R4 pool this machine lacks
-    # the memory for (CPU only).
+    offered = [v for v in verdicts if v.op == "mla_decode"]
+    # Every row passes, the decode sequences (R5) and the pools past 4 GiB included, except an R4
+    # pool this machine lacks the memory for (CPU only).
     unchecked = [v for v in offered if v.state == "SKIPPED"]
     assert all(v.id.startswith(R4_PREFIX) and v.reason.startswith(NOT_CHECKED_HERE) for v in unchecked)
     decoded = [v for v in offered if v not in unchecked]
@@ -112,7 +114,8 @@ def test_the_wrong_decode_fails_naming_o_through_the_api():
     verdicts = mlacheck.run(mlacheck.plan("scenarios"), wrong_decode.decode)
     failed = [v for v in verdicts if v.state == "FAILED"]
     assert failed, "ignoring the block table must fail some scenario"
-    assert all(v.reason.startswith("O: ") for v in failed), failures(verdicts)
+    # a decode sequence's row names its first failing step first
+    assert all(re.sub(r"^step \d+ of \d+: ", "", v.reason).startswith("O: ") for v in failed), failures(verdicts)
     # wrong values, or NaN read from cache slots no request owns
     assert all(v.tensors["O"].mismatches + v.tensors["O"].nonfinite > 0 for v in failed)
 
@@ -171,3 +174,97 @@ def test_the_32bit_offset_wrong_decode_is_right_below_4gib():
     verdicts = mlacheck.run(mlacheck.plan("properties", size=12, seed=5), wrapped_offset_decode.decode)
     assert not failures(verdicts), failures(verdicts)
     assert sum(v.state == "PASSED" for v in verdicts) >= 9
+
+
+# ---- decode sequences (UPSTREAM R5) --------------------------------------------------------------
+
+
+def sequence_cases():
+    """The R5 scenario rows and the default plan's sequence sweep: every decode sequence it holds."""
+    cases = [c for c in mlacheck.plan("default", size=0) if c.kind == "mla_decode" and "steps=" in c.repro]
+    assert sum(c.id.startswith("scenario.r5_") for c in cases) == 2 and len(cases) > 2
+    return cases
+
+
+def r5_cases():
+    return [c for c in mlacheck.plan("scenarios") if c.id.startswith("scenario.r5_")]
+
+
+def steps_of(case) -> int:
+    return int(re.search(r";steps=(\d+)", case.repro).group(1))
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_decode_sequences_pass_in_every_backend_shape(device):
+    cases = sequence_cases()
+
+    def decode(inputs):
+        return torch_mla_decode.decode(inputs, device)
+
+    shapes = (decode, torch_mla_decode.TorchMlaBackend(device), graph_mla_decode.GraphMlaBackend(device),
+              graph_mla_decode.HostPlanBackend(device))
+    for backend in shapes:
+        verdicts = mlacheck.run(cases, backend)
+        assert all(v.state == "PASSED" for v in verdicts), failures(verdicts) or [v.describe() for v in verdicts]
+        assert [len(v.steps) for v in verdicts] == [steps_of(c) for c in cases]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_a_plan_kept_from_step_0_fails_the_r5_rows_at_step_1(device):
+    verdicts = mlacheck.run(r5_cases(), graph_mla_decode.StalePlanBackend(device))
+    for v in verdicts:
+        assert v.state == "FAILED" and v.reason.startswith("step 1 of "), v.describe()
+        assert [s.state for s in v.steps][0] == "PASSED"
+
+
+# Graph mode: step 0 captured in a CUDA graph and replayed for the later steps (a GPU with CUDA
+# torch; `pytest examples/torch_decode/test_torch_decode.py -k graph`).
+needs_cuda_graphs = pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="graph mode captures CUDA graphs: torch sees no CUDA device here"
+)
+
+
+def test_graph_mode_without_cuda_is_a_skipped_row_saying_so():
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA: the graph tests below run graph mode itself")
+    [v] = mlacheck.run(r5_cases()[:1], graph_mla_decode.GraphMlaBackend("cpu"), graph=True)
+    assert v.state == "SKIPPED" and v.reason.startswith("graph mode needs"), v.describe()
+
+
+@needs_cuda_graphs
+def test_graph_mode_the_correct_backend_passes_every_sequence():
+    verdicts = mlacheck.run(sequence_cases(), graph_mla_decode.GraphMlaBackend("cuda"), graph=True)
+    assert all(v.state == "PASSED" for v in verdicts), [v.describe() for v in verdicts]
+    assert all(v.device == torch.cuda.get_device_name() for v in verdicts)
+
+
+@needs_cuda_graphs
+@pytest.mark.parametrize("backend", ["StalePlanBackend", "HostPlanBackend"])
+def test_graph_mode_catches_a_plan_that_goes_stale_at_replay(backend):
+    # StalePlanBackend keeps step 0's plan in any mode; HostPlanBackend is right eagerly (above) and
+    # goes stale only under replay: its planning step ran at capture and never again.
+    verdicts = mlacheck.run(r5_cases(), getattr(graph_mla_decode, backend)("cuda"), graph=True)
+    assert len(verdicts) == 2
+    for v in verdicts:
+        assert v.state == "FAILED" and v.reason.startswith("step 1 of "), v.describe()
+
+
+@needs_cuda_graphs
+def test_graph_mode_names_a_backend_that_cannot_be_captured():
+    # torch_mla_decode reads kv_lens on the host (.tolist()): a synchronisation capture refuses.
+    [v] = mlacheck.run(r5_cases()[:1], torch_mla_decode.TorchMlaBackend("cuda"), graph=True)
+    assert v.state == "ERRORED", v.describe()
+    assert v.reason.startswith("step 0 of 8: graph mode: step 0 could not be captured in a CUDA graph"), v.reason
+
+
+@needs_cuda_graphs
+def test_graph_mode_through_the_pytest_plugin(pytester, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([HERE, os.environ.get("PYTHONPATH", "")]))
+    for backend, outcome in (("GraphMlaBackend", "passed"), ("StalePlanBackend", "failed")):
+        result = pytester.runpytest_subprocess(
+            "-p", "mlacheck.pytest_plugin", "-p", "no:cacheprovider", "--mlacheck-graph",
+            "--mlacheck-backend", f"graph_mla_decode:{backend}", "--mlacheck-plan", "scenarios", "-k", "r5_",
+        )
+        # one item per sequence
+        assert result.parseoutcomes().get(outcome) == 2, result.stdout.str()
+    result.stdout.fnmatch_lines(["*FAILED scenario.r5_*: step 1 of *", "*repro: pytest * --mlacheck-graph*"])

@@ -10,6 +10,7 @@
 
 #include "core/mla_sequence.hpp"
 #include "harness/mla_case.hpp"
+#include "harness/sequence_row.hpp"
 #include "reference/kernel_arithmetic_model.hpp"
 
 namespace mlacheck {
@@ -132,7 +133,54 @@ TEST(SequenceCase, AnErrorNamesItsStepAndTheStepsNotRun) {
   EXPECT_EQ(row.state, ResultState::errored);
   EXPECT_EQ(row.reason.rfind("step 2 of 6: ", 0), 0u) << row.reason;
   EXPECT_NE(row.reason.find("launch failed"), std::string::npos) << row.reason;
-  EXPECT_NE(row.reason.find("(steps 3..5 not run)"), std::string::npos) << row.reason;
+  EXPECT_NE(row.reason.find("(steps 3..5 not run), steps 0..1 passed"), std::string::npos) << row.reason;
+}
+
+// The rule every driver of sequences shares (harness/sequence_row.hpp), the harness C API's included.
+TEST(SequenceRow, TheFirstStepNotPassedNamesTheRowAndTheTimesAreSummed) {
+  CaseResult before;
+  before.id = "seq";
+  before.reference_ms = 7.0;
+  CaseResult passed = before, failed = before;
+  passed.state = ResultState::passed;
+  passed.device_ms = 1.0;
+  passed.path = "split_kv";
+  failed.state = ResultState::failed;
+  failed.reason = "O: rms rel err 0.1 > 0.004";
+  failed.device_ms = 2.0;
+  failed.path = "persistent";
+  SequenceRow row(before, 4);
+  EXPECT_TRUE(row.add(0, passed));
+  EXPECT_TRUE(row.add(1, failed));
+  EXPECT_TRUE(row.add(2, failed));
+  EXPECT_THROW(row.finish(), std::logic_error);  // step 3 neither added nor stopped for
+  EXPECT_THROW(row.add(1, passed), std::logic_error);  // out of order
+  EXPECT_TRUE(row.add(3, passed));
+  const CaseResult settled = row.finish();
+  EXPECT_EQ(settled.state, ResultState::failed);
+  EXPECT_EQ(settled.reason, "step 1 of 4: O: rms rel err 0.1 > 0.004 [2 of 4 steps failed]");
+  EXPECT_EQ(settled.device_ms, 6.0);
+  EXPECT_EQ(settled.reference_ms, 7.0);
+  EXPECT_EQ(settled.path, "persistent+split_kv");
+}
+
+TEST(SequenceRow, AnErroredOrSkippedStepEndsTheSequence) {
+  CaseResult passed, errored, skipped;
+  passed.state = ResultState::passed;
+  errored.state = ResultState::errored;
+  errored.reason = "backend raised RuntimeError";
+  skipped.state = ResultState::skipped;
+  skipped.reason = "not enough memory on this machine: ...";
+  SequenceRow first(CaseResult{}, 3);
+  EXPECT_TRUE(first.add(0, passed));
+  EXPECT_FALSE(first.add(1, errored));
+  EXPECT_THROW(first.add(2, passed), std::logic_error);
+  EXPECT_EQ(first.finish().reason, "step 1 of 3: backend raised RuntimeError (steps 2..2 not run), steps 0..0 passed");
+  SequenceRow at_start(CaseResult{}, 3);
+  EXPECT_FALSE(at_start.add(0, skipped));
+  EXPECT_EQ(at_start.finish().state, ResultState::skipped);
+  EXPECT_EQ(at_start.finish().reason, "step 0 of 3: not enough memory on this machine: ... (steps 1..2 not run)");
+  EXPECT_THROW(SequenceRow(CaseResult{}, 2).finish(), std::logic_error);  // no step
 }
 
 TEST(SequenceCase, ARefusedStepSkipsTheSequenceNamingIt) {

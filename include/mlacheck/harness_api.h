@@ -124,7 +124,8 @@ MLACHECK_API mlacheck_status mlacheck_case_fill(const mlacheck_case* c, const ch
  * to its sizeof(mlacheck_mla_tensors), at least this library's. Cache slots no request reads hold
  * a NaN code: a kernel that reads past kv_len poisons its output. A case whose blocks start at a
  * first_block > 0 (a pool past 4 GiB) is refused (MLACHECK_ERROR_INVALID_ARGUMENT): its pool is
- * handed out by block (mlacheck_case_inputs_by_block). */
+ * handed out by block (mlacheck_case_inputs_by_block); a decode sequence too (its steps are cases
+ * of their own: mlacheck_sequence_step_open). */
 MLACHECK_API mlacheck_status mlacheck_case_inputs(mlacheck_case* c, mlacheck_mla_tensors* tensors);
 /* The cache of a case as the pool blocks its requests read, for a caller that builds the pool
  * itself (mlacheck_case_inputs_by_block). */
@@ -149,12 +150,13 @@ typedef struct mlacheck_cache_blocks {
  * kv_dtype), fills it with kv_dtype's poison code (mlacheck_poison_word: the NaN the staging layer
  * fills a pool's other blocks with), and writes blocks[i] at block block_ids[i]; block_table then
  * indexes it as it is. `tensors->struct_size` and `cache->struct_size` must be set by the caller.
- * A decode sequence is refused (MLACHECK_ERROR_INVALID_ARGUMENT), a kv_gather case too
- * (MLACHECK_ERROR_WRONG_CASE). */
+ * A decode sequence is refused (MLACHECK_ERROR_INVALID_ARGUMENT: mlacheck_sequence_step_open hands
+ * out its steps), a kv_gather case too (MLACHECK_ERROR_WRONG_CASE). */
 MLACHECK_API mlacheck_status mlacheck_case_inputs_by_block(mlacheck_case* c, mlacheck_mla_tensors* tensors,
                                                            mlacheck_cache_blocks* cache);
 /* The oracle's outputs (double, computed on the first call): o [total_q_tokens, heads, Lv] and lse
- * [total_q_tokens, heads] in natural log, contiguous; `count_o`/`count_lse` get their sizes. */
+ * [total_q_tokens, heads] in natural log, contiguous; `count_o`/`count_lse` get their sizes. A
+ * decode sequence is refused (MLACHECK_ERROR_INVALID_ARGUMENT): each step has its own. */
 MLACHECK_API mlacheck_status mlacheck_case_expected(mlacheck_case* c, const double** o, uint64_t* count_o,
                                                     const double** lse, uint64_t* count_lse);
 
@@ -179,6 +181,52 @@ MLACHECK_API mlacheck_status mlacheck_prefetch_next(mlacheck_prefetch* prefetch,
 /* Cancels: no further case is started, preparations under way finish (an oracle cannot be cut
  * short), cases not taken are freed. Cases already taken stay the caller's. */
 MLACHECK_API void mlacheck_prefetch_free(mlacheck_prefetch* prefetch);
+/* ---- decode sequences ----------------------------------------------------------------------- */
+
+/* A decode sequence (an mla_decode case whose repro has steps > 1; docs/design.md "Decode
+ * sequences") is `steps` decode steps over one cache pool, as an engine replays a captured CUDA
+ * graph: a fixed batch of request slots, requests joining and leaving (their slots padded rows
+ * of kv_len 0 before and after), every active request appending q_len tokens a step, and blocks
+ * of departed requests handed to joiners with their stale tokens. A caller runs it as:
+ *   1. mlacheck_case_sequence: the steps and the sizes that hold for all of them (a block table
+ *      of max_blocks_per_request columns, a pool of num_blocks blocks, q/O of total_q_tokens rows);
+ *   2. for k = 0, 1, ...: mlacheck_sequence_step_open gives step k as a one-step case (problem,
+ *      inputs, oracle, outcome and verdict as for any case); mlacheck_case_written_rows the cache
+ *      rows the step wrote, which the caller copies into the one pool it keeps across the steps;
+ *   3. mlacheck_sequence_judge: the sequence's row from its steps' verdicts. */
+typedef struct mlacheck_sequence_info {
+  uint32_t struct_size;           /* set by the caller to its sizeof(mlacheck_sequence_info) */
+  int32_t steps;                  /* 1 for a one-step case */
+  int32_t batch;                  /* request slots */
+  const int32_t* joins;           /* [batch]: the first step request r takes part in */
+  const int32_t* leaves;          /* [batch]: the first step it no longer does (== joins: never active) */
+  int32_t max_blocks_per_request; /* the longest block-table row of any step: a table kept across steps */
+  int32_t max_kv_len;             /* the most cached tokens any request reaches */
+} mlacheck_sequence_info;
+
+/* The sequence an mla_decode case is (steps 1, joins 0 and leaves 1 for a one-step case). */
+MLACHECK_API mlacheck_status mlacheck_case_sequence(mlacheck_case* c, mlacheck_sequence_info* info);
+/* The next step of decode sequence `seq` as a one-step case (step 0 on the first call): its
+ * problem is the step's (sequence_step: kv_lens of the step, 0 for padded slots; num_blocks and
+ * first_block the sequence's), its inputs the pool as written so far with the block table of the
+ * step (max_blocks_per_request of the step), its oracle the step's; its id and repro are the
+ * sequence's. Each step is opened once, in order; past the last step, or on a one-step case,
+ * MLACHECK_ERROR_INVALID_ARGUMENT. The step does not depend on `seq` afterwards. Free it with
+ * mlacheck_case_free. */
+MLACHECK_API mlacheck_status mlacheck_sequence_step_open(mlacheck_case* seq, mlacheck_case** step);
+/* The cache rows step `step` wrote, in the order written: slots[i] = block * block_size + offset
+ * in the pool, rows [count, lk] codes of kv_dtype, contiguous (count = rows->shape[0]). What an
+ * engine's KV writer writes before the step: a joining request's whole cache, every other active
+ * request's q_len new tokens. A case that is no step of a sequence: MLACHECK_ERROR_WRONG_CASE. */
+MLACHECK_API mlacheck_status mlacheck_case_written_rows(mlacheck_case* step, const int64_t** slots,
+                                                        mlacheck_tensor* rows);
+/* The row of sequence `seq` from the verdicts of its steps, in step order: every step, or the
+ * steps up to one that was ERRORED or SKIPPED (the sequence stops there). FAILED, ERRORED or
+ * SKIPPED from the first step that was not PASSED, its reason starting "step k of n: " (and
+ * saying which steps did not run and which passed before it); PASSED with the tensors of the
+ * step that used most of its rms bound. Device and wall times are the steps' sums. */
+MLACHECK_API mlacheck_status mlacheck_sequence_judge(mlacheck_case* seq, const mlacheck_verdict* const* steps,
+                                                     int64_t count, mlacheck_verdict** out);
 
 /* ---- outcomes and verdicts ------------------------------------------------------------------ */
 
@@ -221,7 +269,9 @@ MLACHECK_API mlacheck_status mlacheck_outcome_check_guards(mlacheck_outcome* o, 
 /* The verdict: for mla_decode, compare O (and LSE) with the oracle under the tolerance derived for
  * the problem, as `mlacheck run` does; SKIPPED or ERRORED when set so; for kv_gather, SKIPPED with
  * the unsupported reason; for an oracle self-check, the self-check runs here (no outputs taken).
- * An mla_decode outcome with neither O nor a skip/error is MLACHECK_ERROR_INVALID_ARGUMENT. */
+ * An mla_decode outcome with neither O nor a skip/error is MLACHECK_ERROR_INVALID_ARGUMENT, and so
+ * is O for a decode sequence (its steps are judged, then mlacheck_sequence_judge; a sequence the
+ * backend refused or failed before any step ran is settled here, SKIPPED or ERRORED). */
 MLACHECK_API mlacheck_status mlacheck_outcome_judge(mlacheck_outcome* o, mlacheck_verdict** out);
 
 MLACHECK_API void mlacheck_verdict_free(mlacheck_verdict* v);

@@ -27,6 +27,7 @@ from ._problem import Problem
 from ._report import Report, merge_reports
 from ._runner import run
 from ._shrink import ShrinkResult, ShrinkStep, shrink
+from ._sequence import Sequence, SequenceInputs
 from ._tensor import Tensor, decode, encode, poison_code
 from ._verdict import TensorErrors, Verdict
 
@@ -42,6 +43,8 @@ __all__ = [
     "Report",
     "ShrinkResult",
     "ShrinkStep",
+    "Sequence",
+    "SequenceInputs",
     "StagedOutputs",
     "Tensor",
     "TensorErrors",

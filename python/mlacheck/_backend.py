@@ -1,4 +1,4 @@
-"""The two shapes a Python backend may take, and running one on a case.
+"""The three shapes a Python backend may take, and running one on a case.
 
 A callable: `decode(inputs) -> o` or `(o, lse)`: it allocates its outputs; `inputs` is a
 CaseInputs. Attributes it may carry: `name`, `version`, `supports(problem) -> None | reason`,
@@ -12,7 +12,17 @@ poisoned and guarded (StagedOutputs) on `device` (attribute; None for NumPy arra
 device). Optional attributes: `device`, `device_name`, `lse_base`, `writes_lse` (False: LSE is
 not compared), `path` (the decode path it took, for reports).
 
-Either way, supports() refusing is SKIPPED with its reason, an exception is ERRORED with the
+A stateful object, for backends that plan once and replay (an engine's CUDA graph): `begin(sequence)`
+(a Sequence: the sequence's problem, steps, joins and leaves, max_kv_len, max_blocks_per_request)
+then `step(inputs, outputs)` once per step, writing the staged outputs as run() does; the other
+attributes as for an object. A one-step case is a sequence of one step to it, unless it has a
+run() as well, which then runs the one-step cases.
+
+A decode sequence (a case of several steps, python/mlacheck/_sequence.py) runs every shape step by
+step over one cache pool, with the inputs in the same buffers at every step; `graph=True` captures
+step 0 in a CUDA graph and replays it for the later steps (python/mlacheck/_graph_replay.py).
+
+Every shape: supports() refusing is SKIPPED with its reason, an exception is ERRORED with the
 exception's line and where it was raised, and outputs of the wrong kind, dtype or shape are
 ERRORED naming what was returned and what the problem needs. A cache pool the machine has no room
 for (NotEnoughMemory, raised while the backend asks for its inputs) is SKIPPED with that reason:
@@ -27,11 +37,12 @@ import traceback
 from . import _capi
 from ._case import Case, Outcome
 from ._pool import NotEnoughMemory
+from ._sequence import SequenceInputs, is_sequence, sequence_of
 from ._torch_interop import is_torch_tensor, torch_module
 from ._verdict import Verdict
 
 
-def _describe_exception(error: BaseException) -> str:
+def describe_exception(error: BaseException) -> str:
     """The traceback's last line, with the innermost frame's place."""
     line = traceback.format_exception_only(type(error), error)[-1].strip()
     frames = traceback.extract_tb(error.__traceback__)
@@ -57,11 +68,13 @@ def _device_description(device) -> str:
 class _Adapter:
     def __init__(self, backend):
         self.backend = backend
-        self.is_object = callable(getattr(backend, "run", None))
+        self.has_run = callable(getattr(backend, "run", None))
+        self.is_stateful = callable(getattr(backend, "begin", None)) and callable(getattr(backend, "step", None))
+        self.is_object = self.has_run or self.is_stateful
         if not self.is_object and not callable(backend):
             raise TypeError(
-                f"a backend is a callable decode(inputs) -> o | (o, lse), or an object with run(inputs, outputs); "
-                f"got {type(backend).__qualname__}"
+                f"a backend is a callable decode(inputs) -> o | (o, lse), an object with run(inputs, outputs), or "
+                f"one with begin(sequence) and step(inputs, outputs); got {type(backend).__qualname__}"
             )
         default_name = getattr(backend, "__qualname__", None) or type(backend).__qualname__
         module = getattr(backend, "__module__", None)
@@ -83,6 +96,16 @@ class _Adapter:
         if self.device_name is None and self.is_object:
             self.device_name = _device_description(self.output_device)
         self.path = str(getattr(backend, "path", "") or "")
+
+    def call(self, inputs, staged):
+        """One run of the backend: the callable's result, or None for an object (it wrote `staged`)."""
+        if staged is None:
+            return self.backend(inputs)
+        if self.is_stateful and (not self.has_run or isinstance(inputs, SequenceInputs)):
+            self.backend.step(inputs, staged)
+        else:
+            self.backend.run(inputs, staged)
+        return None
 
     def supports(self, problem) -> str | None:
         supports = getattr(self.backend, "supports", None)
@@ -107,11 +130,43 @@ def _split_result(result):
     return result, None
 
 
-def check(case: Case, backend, *, preparation_error: str | None = None) -> Verdict:
-    """Runs `backend` on `case` and returns the harness's verdict (a report row).
-    `preparation_error`: what preparing the case ahead raised (the runner's Prefetch), reported
-    where making its inputs would have raised it."""
+def collect(outcome: Outcome, b: _Adapter, staged, result) -> None:
+    """Hands what the backend produced to `outcome`: the staged outputs (guards and poison
+    checked), or the callable's result; outputs of the wrong kind, dtype or shape make it ERRORED
+    naming what was returned and what the problem needs."""
+    o = lse = None
+    if staged is None:
+        try:
+            o, lse = _split_result(result)
+        except TypeError as error:
+            outcome.set_errored(f"backend returned {error}")
+            return
+    if b.device_name is None:  # a callable: its device is where its O lives
+        outcome.set_backend(b.name, b.version, _device_description(o.device if is_torch_tensor(o) else None), b.path)
+    try:
+        if staged is not None:
+            outcome.check_staged(staged, with_lse=b.writes_lse, lse_base=b.lse_base)
+        else:
+            outcome.set_o(o)
+            if lse is not None:
+                outcome.set_lse(lse, b.lse_base)
+    except (TypeError, _capi.MlacheckError) as error:
+        if isinstance(error, _capi.MlacheckError) and error.status != 1:
+            raise  # not the backend's output: a harness failure
+        message = str(error).split(": ", 1)[1] if str(error).startswith("mlacheck_outcome_set_") else str(error)
+        outcome.set_errored(f"backend returned {message}")
+
+
+def check(case: Case, backend, *, graph: bool = False, preparation_error: str | None = None) -> Verdict:
+    """Runs `backend` on `case` and returns the harness's verdict (a report row). A decode
+    sequence runs step by step (python/mlacheck/_sequence_run.py); `graph=True` replays its step 0
+    from a CUDA graph for the later steps. `preparation_error`: what preparing the case ahead
+    raised (the runner's Prefetch), reported where making its inputs would have raised it."""
     b = adapt(backend)
+    if case.kind == "mla_decode" and not case.unsupported_reason and is_sequence(case):
+        from ._sequence_run import check_sequence  # it builds on this module
+
+        return check_sequence(case, b, graph=graph)
     outcome = Outcome(case)
     if case.kind == "oracle_self_check":
         return outcome.judge()  # the oracle checks itself; no backend runs
@@ -119,9 +174,6 @@ def check(case: Case, backend, *, preparation_error: str | None = None) -> Verdi
     outcome.set_p_rounding(b.p_rounding)
     if case.kind != "mla_decode":
         return outcome.judge()  # SKIPPED with the case's unsupported reason
-    if case.unsupported_reason:  # an mla_decode case the C API offers no inputs for (a decode sequence)
-        outcome.set_skipped(case.unsupported_reason)
-        return outcome.judge()
     start = time.perf_counter()
 
     def finish() -> Verdict:
@@ -131,7 +183,7 @@ def check(case: Case, backend, *, preparation_error: str | None = None) -> Verdi
     try:
         reason = b.supports(case.problem)
     except Exception as error:  # noqa: BLE001 - any failure of the backend is its verdict
-        outcome.set_errored(f"supports() raised {_describe_exception(error)}")
+        outcome.set_errored(f"supports() raised {describe_exception(error)}")
         return finish()
     if reason is not None:
         outcome.set_skipped(reason)
@@ -149,40 +201,18 @@ def check(case: Case, backend, *, preparation_error: str | None = None) -> Verdi
         try:
             staged = case.empty_outputs(b.output_device)
         except Exception as error:  # noqa: BLE001 - a device the backend named but cannot be had
-            outcome.set_errored(f"staging outputs on device {b.output_device!r} failed: {_describe_exception(error)}")
+            outcome.set_errored(f"staging outputs on device {b.output_device!r} failed: {describe_exception(error)}")
             return finish()
     try:
-        if staged is not None:
-            b.backend.run(inputs, staged)
-            result = None
-        else:
-            result = b.backend(inputs)
+        if b.is_stateful and not b.has_run:
+            b.backend.begin(sequence_of(case))
+        result = b.call(inputs, staged)
     except NotEnoughMemory as error:  # the case's cache pool does not fit this machine: not checked here
         outcome.set_skipped(str(error))
         return finish()
     except Exception as error:  # noqa: BLE001
-        outcome.set_errored(f"backend raised {_describe_exception(error)}")
+        outcome.set_errored(f"backend raised {describe_exception(error)}")
         return finish()
 
-    o = lse = None
-    if staged is None:
-        try:
-            o, lse = _split_result(result)
-        except TypeError as error:
-            outcome.set_errored(f"backend returned {error}")
-            return finish()
-    if b.device_name is None:  # a callable: its device is where its O lives
-        outcome.set_backend(b.name, b.version, _device_description(o.device if is_torch_tensor(o) else None), b.path)
-    try:
-        if staged is not None:
-            outcome.check_staged(staged, with_lse=b.writes_lse, lse_base=b.lse_base)
-        else:
-            outcome.set_o(o)
-            if lse is not None:
-                outcome.set_lse(lse, b.lse_base)
-    except (TypeError, _capi.MlacheckError) as error:
-        if isinstance(error, _capi.MlacheckError) and error.status != 1:
-            raise  # not the backend's output: a harness failure
-        message = str(error).split(": ", 1)[1] if str(error).startswith("mlacheck_outcome_set_") else str(error)
-        outcome.set_errored(f"backend returned {message}")
+    collect(outcome, b, staged, result)
     return finish()

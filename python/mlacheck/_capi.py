@@ -117,6 +117,20 @@ class CacheBlocksRecord(ctypes.Structure):
     ]
 
 
+class SequenceInfoRecord(ctypes.Structure):
+    """mlacheck_sequence_info of harness_api.h: a decode sequence's steps and its sizes."""
+
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32),
+        ("steps", ctypes.c_int32),
+        ("batch", ctypes.c_int32),
+        ("joins", ctypes.POINTER(ctypes.c_int32)),
+        ("leaves", ctypes.POINTER(ctypes.c_int32)),
+        ("max_blocks_per_request", ctypes.c_int32),
+        ("max_kv_len", ctypes.c_int32),
+    ]
+
+
 _P = ctypes.c_void_p
 _PP = ctypes.POINTER(ctypes.c_void_p)
 _STR = ctypes.c_char_p
@@ -150,6 +164,10 @@ _SIGNATURES = {
     "mlacheck_prefetch_open": [_P, ctypes.POINTER(ctypes.c_int64), ctypes.c_int64, ctypes.c_int32, ctypes.c_int32, _PP],
     "mlacheck_prefetch_next": [_P, _PP, _PSTR],
     "mlacheck_prefetch_free": [_P],
+    "mlacheck_case_sequence": [_P, ctypes.POINTER(SequenceInfoRecord)],
+    "mlacheck_sequence_step_open": [_P, _PP],
+    "mlacheck_case_written_rows": [_P, ctypes.POINTER(ctypes.POINTER(ctypes.c_int64)), ctypes.POINTER(TensorRecord)],
+    "mlacheck_sequence_judge": [_P, _PP, ctypes.c_int64, _PP],
     "mlacheck_outcome_new": [_P, _PP],
     "mlacheck_outcome_free": [_P],
     "mlacheck_outcome_set_backend": [_P, _STR, _STR, _STR, _STR],

@@ -95,17 +95,36 @@ def _unwritten_flags(mask, name: str, shape: tuple[int, ...]):
     return np.ascontiguousarray(mask != 0, dtype=np.uint8)
 
 
+def record_view(t: _capi.TensorRecord) -> np.ndarray:
+    """A NumPy view of the codes of a contiguous tensor the C API handed out (valid while the
+    handle it came from is)."""
+    shape = tuple(t.shape[i] for i in range(t.ndim))
+    code_type = CODE_ARRAY_TYPES[_capi.DTYPE_NAMES[t.dtype]]
+    count = int(np.prod(shape))
+    if count == 0:
+        return np.empty(shape, dtype=code_type)
+    buffer = (ctypes.c_char * (count * np.dtype(code_type).itemsize)).from_address(t.data)
+    return np.frombuffer(buffer, dtype=code_type, count=count).reshape(shape)
+
+
 def _copied_tensor(t: _capi.TensorRecord) -> Tensor:
     """A copy of a contiguous tensor the C API handed out: the arrays outlive the case and a backend
     may write into them."""
-    dtype_name = _capi.DTYPE_NAMES[t.dtype]
-    shape = tuple(t.shape[i] for i in range(t.ndim))
-    code_type = CODE_ARRAY_TYPES[dtype_name]
-    count = int(np.prod(shape))
-    if count == 0:
-        return Tensor(np.empty(shape, dtype=code_type), dtype_name)
-    buffer = (ctypes.c_char * (count * np.dtype(code_type).itemsize)).from_address(t.data)
-    return Tensor(np.frombuffer(buffer, dtype=code_type, count=count).reshape(shape).copy(), dtype_name)
+    return Tensor(record_view(t).copy(), _capi.DTYPE_NAMES[t.dtype])
+
+
+def read_problem(case_pointer: int) -> Problem:
+    """The Problem of an opened C case (mla_decode or oracle self-check)."""
+    record = ctypes.POINTER(_capi.MlaProblemRecord)()
+    _capi.call("mlacheck_case_problem", case_pointer, ctypes.byref(record))
+    if record.contents.struct_size != ctypes.sizeof(_capi.MlaProblemRecord):
+        raise _capi.MlacheckError(
+            f"the library's mlacheck_mla_problem has {record.contents.struct_size} bytes, this package's "
+            f"{ctypes.sizeof(_capi.MlaProblemRecord)}: use the package and the library of one build"
+        )
+    fill = ctypes.c_char_p()
+    _capi.call("mlacheck_case_fill", case_pointer, ctypes.byref(fill))
+    return Problem.from_record(record.contents, _capi.text(fill.value))
 
 
 class Outcome:
@@ -171,18 +190,18 @@ class Outcome:
             None if flags is None else flags.ctypes.data,
         )
 
+    def check_guards(self, name: str, allocation: np.ndarray, data_bytes: int) -> None:
+        """The guards of a buffer laid out [guard | data_bytes | guard] (host bytes): a changed
+        guard byte FAILS the case naming `name` and the side."""
+        allocation = np.ascontiguousarray(allocation)
+        _capi.call("mlacheck_outcome_check_guards", self._pointer, _capi.cstr(name), allocation.ctypes.data, data_bytes)
+
     def check_staged(self, outputs: StagedOutputs, with_lse: bool, lse_base: str) -> None:
         """Guards and poison of staged outputs: the allocations go to the harness whole."""
         o_buffer, lse_buffer = outputs.buffers()
         for buffer in (o_buffer, lse_buffer) if with_lse else (o_buffer,):
             allocation = np.ascontiguousarray(buffer.host_allocation())
-            _capi.call(
-                "mlacheck_outcome_check_guards",
-                self._pointer,
-                _capi.cstr(buffer.name),
-                allocation.ctypes.data,
-                buffer.data_bytes,
-            )
+            self.check_guards(buffer.name, allocation, buffer.data_bytes)
             g = (allocation.size - buffer.data_bytes) // 2
             data = allocation[g : g + buffer.data_bytes].view(CODE_ARRAY_TYPES[buffer.dtype_name])
             tensor = Tensor(data.reshape(buffer.shape), buffer.dtype_name)
@@ -286,14 +305,7 @@ class Case:
     def problem(self) -> Problem:
         """The problem (mla_decode and oracle self-check cases)."""
         if self._problem is None:
-            record = ctypes.POINTER(_capi.MlaProblemRecord)()
-            _capi.call("mlacheck_case_problem", self._pointer, ctypes.byref(record))
-            if record.contents.struct_size != ctypes.sizeof(_capi.MlaProblemRecord):
-                raise _capi.MlacheckError(
-                    f"the library's mlacheck_mla_problem has {record.contents.struct_size} bytes, this package's "
-                    f"{ctypes.sizeof(_capi.MlaProblemRecord)}: use the package and the library of one build"
-                )
-            self._problem = Problem.from_record(record.contents, self._string("mlacheck_case_fill"))
+            self._problem = read_problem(self._pointer)
         return self._problem
 
     def inputs(self) -> CaseInputs:

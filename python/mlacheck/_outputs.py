@@ -48,6 +48,7 @@ class StagedBuffer:
         bits = {1: np.uint8, 2: np.uint16, 4: np.uint32}[code_type.itemsize]
         host[g : g + self.data_bytes].view(bits)[:] = poison_code(dtype_name)
         self.device = device
+        self._pristine = host.copy()  # guards and poison, for reset()
         if device is None:
             self.allocation = host
             self.view = host[g : g + self.data_bytes].view(code_type).reshape(self.shape)
@@ -55,6 +56,13 @@ class StagedBuffer:
             torch = require_torch()
             self.allocation = torch.from_numpy(host).to(device)
             self.view = self.allocation[g : g + self.data_bytes].view(torch_dtype_of(dtype_name)).view(self.shape)
+
+    def reset(self) -> None:
+        """Writes the guards and the poison again, in place (the same allocation and view)."""
+        if self.device is None:
+            self.allocation[:] = self._pristine
+        else:
+            self.allocation.copy_(require_torch().from_numpy(self._pristine))
 
     def host_allocation(self) -> np.ndarray:
         """The whole allocation, guards included, as host bytes (copied back from a device)."""
@@ -89,6 +97,12 @@ class StagedOutputs:
     @property
     def o_dtype(self) -> str:
         return self.problem.o_dtype
+
+    def reset(self) -> None:
+        """Poisons O and LSE and rewrites their guards in place, for another run into the same
+        tensors (the steps of a decode sequence)."""
+        self._o.reset()
+        self._lse.reset()
 
     def buffers(self) -> tuple[StagedBuffer, StagedBuffer]:
         return self._o, self._lse

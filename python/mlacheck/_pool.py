@@ -62,7 +62,7 @@ def usable_bytes(free: int, host: bool) -> int:
     return free // 2 if host else free // 10 * 9
 
 
-def _device_free_bytes(torch, device) -> int | None:
+def device_free_bytes(torch, device) -> int | None:
     """Free bytes where `device` allocates: the host's MemAvailable for the CPU, the GPU's free
     memory for CUDA (ROCm's torch reports as CUDA), None elsewhere (the allocation then decides)."""
     if device.type == "cpu":
@@ -73,7 +73,7 @@ def _device_free_bytes(torch, device) -> int | None:
     return None
 
 
-def _is_out_of_memory(torch, error: BaseException) -> bool:
+def is_out_of_memory(torch, error: BaseException) -> bool:
     """An allocation that failed for want of memory: MemoryError, torch's OutOfMemoryError
     (torch.cuda's, and torch's own where it has one), or the CPU allocator's RuntimeError."""
     kinds = [MemoryError]
@@ -158,13 +158,13 @@ class PooledCache:
         where = torch.device("cpu" if device is None else device)
         if where.type == "cuda" and where.index is None:
             where = torch.device("cuda", torch.cuda.current_device())
-        free = _device_free_bytes(torch, where)
+        free = device_free_bytes(torch, where)
         host = where.type == "cpu"
         if free is not None and self.nbytes > usable_bytes(free, host=host) and where.type == "cuda":
             # Blocks torch's caching allocator keeps (an earlier case's pool) count as taken in
             # the driver's reading: hand them back and read again.
             torch.cuda.empty_cache()
-            free = _device_free_bytes(torch, where)
+            free = device_free_bytes(torch, where)
         if free is not None and self.nbytes > usable_bytes(free, host=host):
             raise NotEnoughMemory(self.nbytes, free, "host" if host else str(where))
         bits = {1: torch.uint8, 2: torch.int16, 4: torch.int32}[self._itemsize]
@@ -175,13 +175,13 @@ class PooledCache:
             blocks = torch.from_numpy(self.blocks.codes.view(_NUMPY_BITS[self._itemsize])).to(where)
             pool.index_copy_(0, ids, blocks)
         except Exception as error:  # noqa: BLE001 - only running out of memory is translated
-            if not _is_out_of_memory(torch, error):
+            if not is_out_of_memory(torch, error):
                 raise
             pool = None
             if where.type == "cuda":
                 torch.cuda.empty_cache()  # what was taken goes back before the free memory is read
             raise NotEnoughMemory(
-                self.nbytes, _device_free_bytes(torch, where), "host" if host else str(where), _first_line(error)
+                self.nbytes, device_free_bytes(torch, where), "host" if host else str(where), _first_line(error)
             ) from error
         dtype = torch_dtype_of(self.dtype_name)
         return pool if dtype is None else pool.view(dtype)

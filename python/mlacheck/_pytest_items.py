@@ -54,7 +54,8 @@ class BackendSession:
 
 
 class MlacheckItem(pytest.Item):
-    """One case of the plan, run on the backend under test when the item runs."""
+    """One case of the plan, run on the backend under test when the item runs (a decode sequence
+    is one item: all its steps; --mlacheck-graph replays them from a CUDA graph)."""
 
     def __init__(self, *, case_index: int, session_state: BackendSession, **kwargs):
         super().__init__(**kwargs)
@@ -62,7 +63,7 @@ class MlacheckItem(pytest.Item):
         self.state = session_state
 
     def runtest(self):
-        verdict = check(self.state.plan[self.case_index], self.state.backend)
+        verdict = check(self.state.plan[self.case_index], self.state.backend, graph=self.config.option.mlacheck_graph)
         verdict = shrunk_if_asked(self, verdict, self.state.backend)  # --mlacheck-shrink
         if self.state.report is not None:
             self.state.report.append(verdict)

@@ -25,6 +25,12 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--mlacheck-case", metavar="REPRO", help="run the one case of this repro string instead")
     group.addoption("--mlacheck-scenarios", metavar="FILE", help="scenario table (default: mlacheck's own)")
     group.addoption(
+        "--mlacheck-graph",
+        action="store_true",
+        help="decode sequences in graph mode: each sequence's step 0 captured in a CUDA graph and replayed "
+        "for its later steps (needs torch with a CUDA device; UPSTREAM R5)",
+    )
+    group.addoption(
         "--mlacheck-report",
         metavar="DIR",
         help="write report.csv, junit.xml and report.html of the --mlacheck-backend items here "

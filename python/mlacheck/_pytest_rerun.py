@@ -36,6 +36,8 @@ def backend_rerun(config: pytest.Config, repro: str) -> str:
     tests out."""
     words = ["pytest", *_plugin_options(config), *_path_arguments(config)]
     words += ["--mlacheck-backend", config.option.mlacheck_backend, "--mlacheck-case", repro, "-m", "mlacheck"]
+    if getattr(config.option, "mlacheck_graph", False):
+        words.append("--mlacheck-graph")
     return shlex.join(words)
 
 

@@ -22,13 +22,16 @@ def run(
     on_verdict: Callable[[Verdict], None] | None = None,
     lookahead: int = DEFAULT_LOOKAHEAD,
     progress: bool = True,
+    graph: bool = False,
 ) -> list[Verdict]:
     """Checks `backend` on every case of `plan` (a Plan or any iterable of cases) in order and
     returns the verdicts. With `report_dir`, writes report.csv as each case ends, then junit.xml
     and report.html. `on_verdict` is called with each verdict as it is made (progress, logging).
     `lookahead` cases ahead of the backend have their inputs and oracle made on the harness's
     threads (0: each case when the backend asks); the verdicts are the same either way.
-    `progress` prints cases done, failures, cases/s and the time left on stderr (_progress.py)."""
+    `progress` prints cases done, failures, cases/s and the time left on stderr (_progress.py).
+    `graph`: decode sequences in graph mode (step 0 captured in a CUDA graph, replayed for the
+    later steps; docs/python.md)."""
     if isinstance(lookahead, bool) or not isinstance(lookahead, int) or lookahead < 0:
         raise ValueError(f"lookahead {lookahead!r} must be an int >= 0")
     adapter = adapt(backend)
@@ -38,7 +41,7 @@ def run(
     report = Report(report_dir, title) if report_dir is not None else None
     verdicts = []
     for case, preparation_error in prepared_cases(plan, lookahead):
-        verdict = check(case, adapter, preparation_error=preparation_error)
+        verdict = check(case, adapter, graph=graph, preparation_error=preparation_error)
         if report is not None:
             report.append(verdict)
         if on_verdict is not None:

@@ -78,6 +78,9 @@ class Verdict:
     csv_header: str = field(repr=False)
     csv_record: str = field(repr=False)
     _handle: object = field(repr=False, compare=False, default=None)
+    # A decode sequence's steps that ran, each judged as a one-step case (in order; the row is the
+    # sequence's). Empty for a one-step case.
+    steps: tuple["Verdict", ...] = field(repr=False, compare=False, default=())
 
     @property
     def passed(self) -> bool:

@@ -107,7 +107,7 @@ def test_other_backend_failures_stay_errored():
 
 def test_the_r4_scenarios_and_past_4gib_property_cases_are_offered_without_their_pools():
     r4 = [c for c in mlacheck.plan("scenarios") if c.id.startswith("scenario.r4_")]
-    generated = [c for c in mlacheck.plan("properties", size=200, seed=3) if "first_block=" in c.repro]
+    generated = [c for c in mlacheck.plan("properties", size=200, seed=1) if "first_block=" in c.repro]
     assert len(r4) == 3 and generated
     for case in r4 + generated:
         assert case.unsupported_reason is None

@@ -10,7 +10,7 @@ import pytest
 import mlacheck
 from conftest import BF16_MTP
 
-PROPERTIES_8 = ("--mlacheck-plan", "properties", "--mlacheck-size", "8", "--mlacheck-seed", "5")
+PROPERTIES_8 = ("--mlacheck-plan", "properties", "--mlacheck-size", "8", "--mlacheck-seed", "8")
 
 
 def collected(result) -> list[str]:
@@ -23,7 +23,7 @@ def backend_case_ids(plan) -> list[str]:
 
 def test_one_item_per_backend_case_named_by_id(plugin_run):
     result = plugin_run("--mlacheck-backend", "backends:decode", *PROPERTIES_8, "--collect-only", "-q")
-    expected = backend_case_ids(mlacheck.plan("properties", size=8, seed=5))
+    expected = backend_case_ids(mlacheck.plan("properties", size=8, seed=8))
     assert 0 < len(expected) < 8  # the sweep holds a kv_gather case, which is no item
     assert collected(result) == [f"mlacheck::{i}" for i in expected]
 
@@ -105,15 +105,15 @@ def test_failure_shows_the_reason_errors_and_both_repro_lines(plugin_run):
 
 def test_the_printed_pytest_line_reruns_the_backend_on_the_case(plugin_run):
     plugin_run.pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
-    plan = mlacheck.plan("properties", size=8, seed=5)
-    result = plugin_run("--mlacheck-backend", "backends:off_by_one", *PROPERTIES_8, "-k", "sweep-2")
+    plan = mlacheck.plan("properties", size=8, seed=8)
+    result = plugin_run("--mlacheck-backend", "backends:off_by_one", *PROPERTIES_8, "-k", "sweep-3")
     result.assert_outcomes(failed=1, deselected=7)
     [line] = [line for line in result.outlines if "repro: pytest " in line]
     words = shlex.split(line.split("repro: ", 1)[1])
-    assert words[0] == "pytest" and words[-4:] == ["--mlacheck-case", plan[2].repro, "-m", "mlacheck"]
+    assert words[0] == "pytest" and words[-4:] == ["--mlacheck-case", plan[3].repro, "-m", "mlacheck"]
     again = plugin_run.pytester.runpytest_subprocess(*words[1:], "-p", "no:cacheprovider")
     again.assert_outcomes(failed=1, deselected=1)  # the case alone; the suite's own test is left out
-    again.stdout.fnmatch_lines(["*FAILED sweep-2: O: *"])
+    again.stdout.fnmatch_lines(["*FAILED sweep-3: O: *"])
 
 
 def test_errored_rows_fail_with_the_exception(plugin_run):

@@ -1,0 +1,131 @@
+"""Running a backend over a decode sequence (python/mlacheck/_sequence.py): the steps in order over
+one set of buffers, each judged as a one-step case through the harness's judge, the sequence's row
+from its steps' verdicts (mlacheck_sequence_judge: the first step that was not PASSED, named).
+
+What a backend does wrong is a verdict naming the step: outputs that differ from the step's oracle
+(a plan or metadata kept from an earlier step), a write past the cache pool (its guards are checked
+after every step), an exception (ERRORED; the sequence stops there and the finished steps' verdicts
+stay, in the row's reason and in Verdict.steps), a step that cannot be captured in a CUDA graph."""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import time
+
+from . import _capi
+from ._backend import _Adapter, collect, describe_exception
+from ._case import Case, Outcome
+from ._graph_replay import GraphCaptureError, GraphReplay, graph_unavailable
+from ._outputs import StagedOutputs
+from ._pool import NotEnoughMemory
+from ._sequence import SequenceInputs, SequenceStep, sequence_of
+from ._verdict import Verdict, verdict_from_handle
+
+# A step of these states ends the sequence: the later steps are not run.
+_ENDS_SEQUENCE = ("ERRORED", "SKIPPED")
+
+
+class _Clock:
+    def __init__(self):
+        self.start = time.perf_counter()
+
+    def ms(self) -> float:
+        return (time.perf_counter() - self.start) * 1e3
+
+
+def _settle(outcome: Outcome, clock: _Clock, *, skipped: str | None = None, errored: str | None = None) -> Verdict:
+    if skipped is not None:
+        outcome.set_skipped(skipped)
+    if errored is not None:
+        outcome.set_errored(errored)
+    outcome.set_times(0.0, clock.ms())
+    return outcome.judge()
+
+
+def _new_outcome(case, b: _Adapter) -> Outcome:
+    outcome = Outcome(case)
+    outcome.set_backend(b.name, b.version, b.device_name or "", b.path)
+    outcome.set_p_rounding(b.p_rounding)
+    return outcome
+
+
+def _run_step(step: SequenceStep, inputs: SequenceInputs, staged, b: _Adapter, replay) -> Verdict:
+    outcome = _new_outcome(step, b)
+    clock = _Clock()
+    try:
+        reason = b.supports(step.problem)
+    except Exception as error:  # noqa: BLE001 - any failure of the backend is its verdict
+        return _settle(outcome, clock, errored=f"supports() raised {describe_exception(error)}")
+    if reason is not None:
+        return _settle(outcome, clock, skipped=reason)
+    if staged is not None:
+        staged.reset()  # the same tensors every step, poisoned afresh
+
+    def call():
+        return b.call(inputs, staged)
+
+    try:
+        if replay is None:
+            result = call()
+        else:
+            result = replay.run(call, staged.reset if staged is not None else None)
+    except NotEnoughMemory as error:  # the pool does not fit this machine: not checked here
+        return _settle(outcome, clock, skipped=str(error))
+    except GraphCaptureError as error:
+        return _settle(outcome, clock, errored=f"graph mode: {error}")
+    except Exception as error:  # noqa: BLE001
+        return _settle(outcome, clock, errored=f"backend raised {describe_exception(error)}")
+    collect(outcome, b, staged, result)
+    for where, pool in inputs.pools():
+        # Only the guards: [front | back] with no data between them.
+        outcome.check_guards(f"kv_cache({where})", pool.take_guards(), 0)
+    return _settle(outcome, clock)
+
+
+def judge_sequence(case: Case, steps: list[Verdict]) -> Verdict:
+    """The sequence's row from its steps' verdicts (the harness's rule), with `steps` kept."""
+    handles = (ctypes.c_void_p * len(steps))(*[v._handle.pointer for v in steps])  # noqa: SLF001
+    pointer = ctypes.c_void_p()
+    _capi.call("mlacheck_sequence_judge", case._pointer, handles, len(steps), ctypes.byref(pointer))  # noqa: SLF001
+    return dataclasses.replace(verdict_from_handle(pointer.value), steps=tuple(steps))
+
+
+def check_sequence(case: Case, b: _Adapter, *, graph: bool = False) -> Verdict:
+    """Runs `b` over the decode sequence `case`, step by step (graph: step 0 captured in a CUDA
+    graph and replayed for every step)."""
+    case.release()  # the steps are opened afresh from a fresh handle every run
+    sequence = sequence_of(case)
+    outcome = _new_outcome(case, b)
+    clock = _Clock()
+    try:
+        reason = b.supports(case.problem)
+    except Exception as error:  # noqa: BLE001
+        return _settle(outcome, clock, errored=f"supports() raised {describe_exception(error)}")
+    if reason is None and graph:
+        reason = graph_unavailable(b)
+    if reason is not None:
+        return _settle(outcome, clock, skipped=reason)
+    inputs = SequenceInputs(sequence)
+    staged = None
+    if b.is_object:
+        try:
+            staged = StagedOutputs(case.problem, b.output_device)
+        except Exception as error:  # noqa: BLE001 - a device the backend named but cannot be had
+            return _settle(
+                outcome, clock, errored=f"staging outputs on device {b.output_device!r} failed: {describe_exception(error)}"
+            )
+    if b.is_stateful:
+        try:
+            b.backend.begin(sequence)
+        except Exception as error:  # noqa: BLE001
+            return _settle(outcome, clock, errored=f"begin(sequence) raised {describe_exception(error)}")
+    replay = GraphReplay(b.output_device) if graph else None
+    verdicts: list[Verdict] = []
+    for index in range(sequence.steps):
+        step = SequenceStep(case, index)
+        inputs.advance(step)
+        verdicts.append(_run_step(step, inputs, staged, b, replay))
+        if verdicts[-1].state in _ENDS_SEQUENCE:
+            break
+    return judge_sequence(case, verdicts)
