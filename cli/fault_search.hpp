@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "device/faults.hpp"
-#include "harness/case_prefetch.hpp"
+#include "harness/op_registry.hpp"
 #include "harness/case_result.hpp"
 #include "properties/support/gather_problem_gen.hpp"
 #include "properties/support/mla_problem_gen.hpp"
@@ -17,7 +17,7 @@
 namespace mlacheck::cli {
 
 // Runs one case with a set of faults (in a child process: a fault may lose the device).
-using CaseRunner = std::function<CaseResult(const SweepCase&, const FaultSet&)>;
+using CaseRunner = std::function<CaseResult(const CaseProblem&, const FaultSet&)>;
 
 struct FaultSearchOptions {
   std::uint64_t seed = 1;

@@ -9,6 +9,7 @@
 #include "cli/exit_status.hpp"
 #include "cli/fault_search.hpp"
 #include "cli/isolated_case.hpp"
+#include "plan/case_settle.hpp"
 #include "plan/run_plan.hpp"
 
 namespace mlacheck::cli {
@@ -69,9 +70,14 @@ int run_mutate(const MutateOptions& options) {
   std::printf("device: GPU %d %s; seed %llu, up to %d cases per fault, each case in a process of its own\n",
               options.device, devices.names.front().c_str(), static_cast<unsigned long long>(options.seed),
               options.max_cases);
-  const CaseRunner run = [&](const SweepCase& c, const FaultSet& f) {
-    const std::string repro = std::visit([](const auto& p) { return to_repro(p); }, c);
-    return run_case_in_child(c, f, options.device, case_timeout_s(repro, options.timeout_base_s));
+  // Generated cases on the built-in backend, settled as every route settles them: a fault's row is
+  // never excused by a known bug, a clean one may be.
+  const std::vector<scenarios::KnownBug> known_bugs = load_known_bug_table(std::nullopt);
+  const SettleContext settle{CaseOrigin::generated, BackendKind::built_in, true, &known_bugs};
+  const CaseRunner run = [&](const CaseProblem& c, const FaultSet& f) {
+    CaseResult row = run_case_in_child(c, f, options.device, case_timeout_s(to_repro(c), options.timeout_base_s));
+    settle_case(row, settle);
+    return row;
   };
   std::printf("%-32s %-7s %6s %8s  %s\n", "fault", "caught", "cases", "shrinks", "counterexample");
   int exit_status = kExitOk;
