@@ -114,8 +114,4 @@ CaseResult run_case(const CaseProblem& c, Backend* backend, std::string_view una
   return finish_case(prepare_case(c, backend, unavailable_reason, faults), backend, faults);
 }
 
-bool ready_for_device(const PreparedCase& prepared) {
-  return std::visit([](const auto& p) { return p.ready_for_device; }, prepared);
-}
-
 }  // namespace mlacheck

@@ -61,7 +61,4 @@ CaseResult finish_case(const PreparedCase& prepared, Backend* backend, const Fau
 CaseResult run_case(const CaseProblem& c, Backend* backend, std::string_view unavailable_reason,
                     const FaultSet& faults = {});
 
-// Whether the prepared case reached the device half (admitted, reference made).
-bool ready_for_device(const PreparedCase& prepared);
-
 }  // namespace mlacheck
