@@ -16,14 +16,21 @@
 #include "harness/mla_case.hpp"
 #include "mlacheck/harness_api.h"
 #include "plan/run_plan.hpp"
+#include "scenarios/known_bugs.hpp"
 #include "reports/report_folder.hpp"
+
+// The known-bug table verdicts are settled with (plan/case_settle.hpp), shared by a plan and the
+// cases opened from it.
+using KnownBugTable = std::shared_ptr<const std::vector<mlacheck::scenarios::KnownBug>>;
 
 struct mlacheck_plan {
   std::vector<mlacheck::RunCase> cases;
+  KnownBugTable known_bugs;
 };
 
 struct mlacheck_case {
   mlacheck::RunCase run_case;
+  KnownBugTable known_bugs;
   mlacheck_case_kind kind = MLACHECK_CASE_MLA_DECODE;
   std::string unsupported_reason;  // kv_gather cases
   // mla_decode and oracle self-check cases: the problem and its row before anything ran; the

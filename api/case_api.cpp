@@ -32,6 +32,7 @@ mlacheck_status mlacheck_case_open(const mlacheck_plan* plan, int64_t index, mla
     }
     auto c = std::make_unique<mlacheck_case>();
     c->run_case = plan->cases[static_cast<std::size_t>(index)];
+    c->known_bugs = plan->known_bugs;
     c->kind = mlacheck::api::case_kind(c->run_case);
     // The canonical form, whatever form the plan was given (a user's --case string may omit keys).
     if (c->kind == MLACHECK_CASE_KV_GATHER) {

@@ -1,12 +1,13 @@
 #include "api/case_kind.hpp"
 
 #include "api/api_objects.hpp"
+#include "harness/op_registry.hpp"
 
 namespace mlacheck::api {
 
 mlacheck_case_kind case_kind(const RunCase& c) {
   if (c.kind == RunCase::Kind::oracle_self_check) return MLACHECK_CASE_ORACLE_SELF_CHECK;
-  if (c.repro.rfind("kv_gather:", 0) == 0) return MLACHECK_CASE_KV_GATHER;
+  if (op_of_repro(c.repro) == KvGatherOp::name) return MLACHECK_CASE_KV_GATHER;
   return MLACHECK_CASE_MLA_DECODE;
 }
 

@@ -1,5 +1,6 @@
 // Outcomes: what a caller's backend did with one case, and the verdict the harness draws from it
-// through harness/mla_judge.hpp, the step `mlacheck run` uses for its own backend.
+// through harness/mla_judge.hpp and plan/case_settle.hpp, the steps `mlacheck run` uses for its own
+// backend.
 #include <memory>
 #include <numbers>
 #include <span>
@@ -14,6 +15,7 @@
 #include "harness/case_timing.hpp"
 #include "harness/mla_judge.hpp"
 #include "harness/oracle_self_check.hpp"
+#include "plan/case_settle.hpp"
 #include "reports/csv_writer.hpp"
 
 using mlacheck::api::api_call;
@@ -234,6 +236,9 @@ mlacheck_status mlacheck_outcome_judge(mlacheck_outcome* o, mlacheck_verdict** o
     const mlacheck::Stopwatch clock;
     auto v = std::make_unique<mlacheck_verdict>();
     v->row = o->of->kind == MLACHECK_CASE_MLA_DECODE ? judge_mla(*o) : judge_other(*o);
+    // Settled as every route settles a row; the caller's backend is external (plan/case_settle.hpp).
+    mlacheck::settle_case(v->row, {o->of->run_case.origin, mlacheck::BackendKind::external, false,
+                                   o->of->known_bugs.get()});
     // The caller's time around its backend plus the harness's own (the oracle, the comparison).
     if (o->of->kind != MLACHECK_CASE_ORACLE_SELF_CHECK) v->row.wall_ms += o->wall_ms + clock.ms();
     v->state = std::string(mlacheck::to_string(v->row.state));

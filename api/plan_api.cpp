@@ -1,10 +1,12 @@
 // Plans: the case lists of plan/run_plan.hpp, the same code `mlacheck run` lists its cases with.
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "api/api_call.hpp"
 #include "api/api_objects.hpp"
+#include "plan/case_settle.hpp"
 #include "plan/data_files.hpp"
 
 using mlacheck::api::api_call;
@@ -21,6 +23,15 @@ std::string table_path(const char* scenarios_file) {
   try {
     return mlacheck::scenario_table_path(scenarios_file == nullptr ? "" : scenarios_file);
   } catch (const std::invalid_argument& e) {
+    throw ApiError(MLACHECK_ERROR_IO, e.what());
+  }
+}
+
+// The shipped known-bug table, or the caller's; a table that does not load is an input error.
+KnownBugTable known_bug_table(const std::optional<std::string>& option) {
+  try {
+    return std::make_shared<const std::vector<mlacheck::scenarios::KnownBug>>(mlacheck::load_known_bug_table(option));
+  } catch (const std::exception& e) {
     throw ApiError(MLACHECK_ERROR_IO, e.what());
   }
 }
@@ -59,6 +70,7 @@ mlacheck_status mlacheck_plan_open(int32_t kind, uint64_t seed, int32_t size, co
     }
     auto plan = std::make_unique<mlacheck_plan>();
     plan->cases = mlacheck::build_run_plan(options);
+    plan->known_bugs = known_bug_table(std::nullopt);
     *out = plan.release();
   });
 }
@@ -72,7 +84,14 @@ mlacheck_status mlacheck_plan_open_repro(const char* repro, mlacheck_plan** out)
     if (options.case_repro.empty()) throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT, "repro is empty");
     auto plan = std::make_unique<mlacheck_plan>();
     plan->cases = mlacheck::build_run_plan(options);
+    plan->known_bugs = known_bug_table(std::nullopt);
     *out = plan.release();
+  });
+}
+
+mlacheck_status mlacheck_plan_set_known_bugs(mlacheck_plan* plan, const char* path) {
+  return api_call("mlacheck_plan_set_known_bugs", [&] {
+    require(plan, "plan")->known_bugs = known_bug_table(std::string(path == nullptr ? "" : path));
   });
 }
 

@@ -13,6 +13,10 @@ std::string describe_backend(const std::string& spec) {
          (library.on_device() ? "device" : "host") + " memory)";
 }
 
+BackendKind backend_kind(const std::string& spec) {
+  return is_plugin_spec(spec) ? BackendKind::external : BackendKind::built_in;
+}
+
 bool runs_on_host(const std::string& spec) { return is_plugin_spec(spec) && !PluginLibrary(spec).on_device(); }
 
 }  // namespace mlacheck::cli

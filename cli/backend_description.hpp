@@ -4,11 +4,17 @@
 // per case must not have in their own process).
 #include <string>
 
+#include "plan/case_settle.hpp"
+
 namespace mlacheck::cli {
 
 // "hip", or "plugin <name> <version> from <path> (host memory|device memory)". Throws PluginError
 // naming the path for a file that is no usable plugin.
 std::string describe_backend(const std::string& spec);
+
+// The settle step's kind of the backend `spec` names (plan/case_settle.hpp): "hip" is built in,
+// a plugin external.
+BackendKind backend_kind(const std::string& spec);
 
 // Whether the backend `spec` names runs in host memory (a host plugin): it needs no GPU.
 bool runs_on_host(const std::string& spec);

@@ -37,7 +37,7 @@ struct Throughput {
 // The plan's cases as a run's worker runs them: oracle self-checks on this thread, device cases
 // through run_cases with the oracle of the next ones prepared on other threads.
 Throughput run_plan_cases(const std::vector<RunCase>& plan, Backend* backend, const std::string& reason) {
-  std::vector<SweepCase> device_cases;
+  std::vector<CaseProblem> device_cases;
   const auto start = std::chrono::steady_clock::now();
   for (const RunCase& c : plan) {
     if (c.kind == RunCase::Kind::oracle_self_check) {

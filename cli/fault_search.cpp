@@ -27,7 +27,7 @@ class ShrinkCounter : public rc::detail::TestListener {
 // device does not run (SKIPPED: f32 q or O, a shape past the kernels) is discarded, and so is one
 // the correct pipeline does not PASS, which says nothing about the fault (a clean FAILED or
 // ERRORED is recorded: it is a real bug).
-void fault_goes_unnoticed(const SweepCase& c, const CaseRunner& run, Fault fault, FaultSearchResult& result) {
+void fault_goes_unnoticed(const CaseProblem& c, const CaseRunner& run, Fault fault, FaultSearchResult& result) {
   const CaseResult faulted = run(c, {fault});
   if (faulted.state == ResultState::skipped) RC_DISCARD(faulted.reason);
   if (!caught(faulted.state)) return;
@@ -70,9 +70,9 @@ FaultSearchResult search_fault(Fault fault, const CaseRunner& run, const FaultSe
   const MlaGenLimits mla_limits = fault_mla_limits(fault, options.mla_limits);
   const auto property = [&] {
     if (is_gather_fault(fault)) {
-      fault_goes_unnoticed(SweepCase(*gen_kv_gather_problem(options.gather_limits)), run, fault, result);
+      fault_goes_unnoticed(CaseProblem(*gen_kv_gather_problem(options.gather_limits)), run, fault, result);
     } else {
-      fault_goes_unnoticed(SweepCase(*gen_mla_decode_problem(mla_limits)), run, fault, result);
+      fault_goes_unnoticed(CaseProblem(*gen_mla_decode_problem(mla_limits)), run, fault, result);
     }
   };
   const rc::detail::TestResult outcome =

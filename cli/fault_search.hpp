@@ -11,13 +11,13 @@
 #include "device/faults.hpp"
 #include "generators/gather_problem_gen.hpp"
 #include "generators/mla_problem_gen.hpp"
-#include "harness/case_prefetch.hpp"
+#include "harness/op_registry.hpp"
 #include "harness/case_result.hpp"
 
 namespace mlacheck::cli {
 
 // Runs one case with a set of faults (in a child process: a fault may lose the device).
-using CaseRunner = std::function<CaseResult(const SweepCase&, const FaultSet&)>;
+using CaseRunner = std::function<CaseResult(const CaseProblem&, const FaultSet&)>;
 
 struct FaultSearchOptions {
   std::uint64_t seed = 1;

@@ -7,9 +7,8 @@
 #include "cli/worker_protocol.hpp"
 #include "device/backend_factory.hpp"
 #include "harness/device_outcome.hpp"
-#include "harness/gather_case.hpp"
 #include "harness/lost_case.hpp"
-#include "harness/mla_case.hpp"
+#include "harness/op_registry.hpp"
 
 namespace mlacheck::cli {
 
@@ -42,28 +41,16 @@ CaseResult run_in_child(const CaseResult& stub, const std::function<CaseResult()
   return row;
 }
 
-CaseResult run_case_in_child(const SweepCase& c, const FaultSet& faults, int device, double timeout_s,
+CaseResult run_case_in_child(const CaseProblem& c, const FaultSet& faults, int device, double timeout_s,
                              const std::string& backend_spec) {
   CaseResult stub;
-  std::visit(
-      [&](const auto& p) {
-        stub.id = p.name;
-        stub.repro = to_repro(p);
-      },
-      c);
-  stub.op = stub.repro.substr(0, stub.repro.find(':'));
+  stub.id = case_name(c);
+  stub.op = std::string(op_name(c));
+  stub.repro = to_repro(c);
   stub.faults = describe_faults(faults);
   const auto job = [&] {
     BackendOrReason backend = make_backend(backend_spec, device);
-    return std::visit(
-        [&](const auto& p) -> CaseResult {
-          if constexpr (std::is_same_v<std::decay_t<decltype(p)>, MlaDecodeProblem>) {
-            return run_mla_case(p, backend.backend.get(), backend.reason, faults);
-          } else {
-            return run_gather_case(p, backend.backend.get(), backend.reason, faults);
-          }
-        },
-        c);
+    return run_case(c, backend.backend.get(), backend.reason, faults);
   };
   return run_in_child(stub, job, timeout_s);
 }

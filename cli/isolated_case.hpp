@@ -10,7 +10,7 @@
 #include <string>
 
 #include "device/faults.hpp"
-#include "harness/case_prefetch.hpp"
+#include "harness/op_registry.hpp"
 #include "harness/case_result.hpp"
 
 namespace mlacheck::cli {
@@ -23,7 +23,7 @@ CaseResult run_in_child(const CaseResult& stub, const std::function<CaseResult()
 // One case through its op's harness driver with `faults`, on GPU `device`, in a child under a
 // watchdog of `timeout_s` (plan/run_plan.hpp's case_timeout_s, as `mlacheck run` uses), on the
 // backend `backend_spec` names (device/backend_factory.hpp).
-CaseResult run_case_in_child(const SweepCase& c, const FaultSet& faults, int device, double timeout_s,
+CaseResult run_case_in_child(const CaseProblem& c, const FaultSet& faults, int device, double timeout_s,
                              const std::string& backend_spec = "hip");
 
 }  // namespace mlacheck::cli

@@ -10,6 +10,7 @@
 #include "cli/fault_search.hpp"
 #include "cli/isolated_case.hpp"
 #include "cli/progress.hpp"
+#include "plan/case_settle.hpp"
 #include "plan/run_plan.hpp"
 
 namespace mlacheck::cli {
@@ -70,13 +71,17 @@ int run_mutate(const MutateOptions& options) {
   std::printf("device: GPU %d %s; seed %llu, up to %d cases per fault, each case in a process of its own\n",
               options.device, devices.names.front().c_str(), static_cast<unsigned long long>(options.seed),
               options.max_cases);
+  // Generated cases on the built-in backend, settled as every route settles them: a fault's row is
+  // never excused by a known bug, a clean one may be.
+  const std::vector<scenarios::KnownBug> known_bugs = load_known_bug_table(std::nullopt);
+  const SettleContext settle{CaseOrigin::generated, BackendKind::built_in, true, &known_bugs};
   // Progress counts device cases with the fault on (shrink steps included) against the most the
   // hunts left can run; failures are generated cases the correct pipeline fails.
   const auto budget = static_cast<std::size_t>(options.max_cases);
   Progress progress(faults.size() * budget, stderr, stderr_is_terminal());
-  const CaseRunner run = [&](const SweepCase& c, const FaultSet& f) {
-    const std::string repro = std::visit([](const auto& p) { return to_repro(p); }, c);
-    CaseResult row = run_case_in_child(c, f, options.device, case_timeout_s(repro, options.timeout_base_s));
+  const CaseRunner run = [&](const CaseProblem& c, const FaultSet& f) {
+    CaseResult row = run_case_in_child(c, f, options.device, case_timeout_s(to_repro(c), options.timeout_base_s));
+    settle_case(row, settle);
     if (!f.empty()) {
       progress.case_done(false);
     } else if (is_failure(row.state)) {

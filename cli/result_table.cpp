@@ -23,7 +23,7 @@ void print_row(std::FILE* out, const CaseResult& row, bool verbose) {
 int print_summary(std::FILE* out, std::span<const CaseResult> rows) {
   std::array<int, 6> counts{};
   for (const CaseResult& r : rows) ++counts[static_cast<std::size_t>(r.state)];
-  std::fprintf(out, "%d passed, %d failed, %d skipped, %d errored, %d mistrusted, %d known bugs\n",
+  std::fprintf(out, "%d passed, %d failed, %d skipped (not checked), %d errored, %d mistrusted, %d known bugs\n",
                counts[static_cast<std::size_t>(ResultState::passed)], counts[static_cast<std::size_t>(ResultState::failed)],
                counts[static_cast<std::size_t>(ResultState::skipped)],
                counts[static_cast<std::size_t>(ResultState::errored)],

@@ -15,6 +15,7 @@
 #include "cli/result_table.hpp"
 #include "cli/shard.hpp"
 #include "cli/supervisor.hpp"
+#include "plan/case_settle.hpp"
 #include "plan/data_files.hpp"
 #include "plan/run_plan.hpp"
 #include "reports/case_facets.hpp"
@@ -79,6 +80,8 @@ void add_run_command(CLI::App& app, RunOptions& options) {
   cmd->add_option("--shard", options.shard,
                   "Run shard i of n (i/n), or 'auto' to read it from Slurm or Kubernetes (docs/ci.md)");
   cmd->add_option("--scenarios", options.scenarios_file, "Scenario table (default: scenarios/upstream.csv)");
+  cmd->add_option("--known-bugs", options.known_bugs,
+                  "Known-bug table (default: scenarios/known_bugs.csv); empty for none");
   cmd->add_option("--timeout", options.timeout_base_s, "Watchdog base limit per case in seconds (grows with size)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
@@ -103,6 +106,7 @@ int run(const RunOptions& options) {
   plan_options.scenarios_file = options.case_repro.empty() ? scenario_table_path(options.scenarios_file) : "";
   plan_options.timeout_base_s = options.timeout_base_s;
   const std::vector<RunCase> plan = build_run_plan(plan_options);
+  const std::vector<scenarios::KnownBug> known_bugs = load_known_bug_table(options.known_bugs);
   const Shard shard = resolve_shard(options.shard);
 
   // Before the report folder: a setup that cannot run must not leave a report behind it.
@@ -141,7 +145,12 @@ int run(const RunOptions& options) {
   sup.devices = devices.devices;  // empty: one worker, whose device cases are SKIPPED with the reason
   sup.lookahead = options.lookahead;
   sup.backend = options.backend;
-  supervise(todo, sup, [&](std::size_t, CaseResult row) {
+  // Every row, a worker's or one the supervisor wrote for a lost case, settled here, in one place.
+  SettleContext settle{CaseOrigin::curated, backend_kind(options.backend),
+                       !devices.devices.empty() || runs_on_host(options.backend), &known_bugs};
+  supervise(todo, sup, [&](std::size_t i, CaseResult row) {
+    settle.origin = todo[i].origin;
+    settle_case(row, settle);
     print_row(stdout, row, options.verbose);
     std::fflush(stdout);
     if (reports) reports->append(row);

@@ -4,7 +4,6 @@
 #include <cstdio>
 #include <span>
 #include <stdexcept>
-#include <variant>
 
 #include "cli/backend_description.hpp"
 #include "cli/device_preflight.hpp"
@@ -15,6 +14,7 @@
 #include "cli/result_table.hpp"
 #include "cli/sensitivity_section.hpp"
 #include "device/backend_factory.hpp"
+#include "plan/case_settle.hpp"
 #include "plan/data_files.hpp"
 #include "plan/run_plan.hpp"
 #include "scenarios/kill_matrix.hpp"
@@ -24,10 +24,6 @@
 namespace mlacheck::cli {
 
 namespace {
-
-std::string repro_of(const scenarios::Scenario& s) {
-  return std::visit([](const auto& p) { return to_repro(p); }, s.problem);
-}
 
 // One line per scenario: its clean state and how its own fault was caught, with the reasons
 // that matter. `own` is null when the fault was not run (a backend plugin has no faults).
@@ -99,8 +95,7 @@ int run_scenarios(const ScenariosOptions& options) {
   std::vector<scenarios::Scenario> table = scenarios::load_scenarios(file);
   const std::string known_file = options.known_bugs ? (options.known_bugs->empty() ? "" : known_bug_table_path(*options.known_bugs))
                                                      : known_bug_table_path("");
-  const std::vector<scenarios::KnownBug> known =
-      known_file.empty() ? std::vector<scenarios::KnownBug>{} : scenarios::load_known_bugs(known_file);
+  const std::vector<scenarios::KnownBug> known = load_known_bug_table(options.known_bugs);
   if (options.list) {
     std::printf("%zu scenarios from %s; known bugs from %s\n", table.size(), file.c_str(),
                 known_file.empty() ? "(none)" : known_file.c_str());
@@ -118,7 +113,7 @@ int run_scenarios(const ScenariosOptions& options) {
   std::size_t not_applicable = 0;
   if (plugin) {
     not_applicable = static_cast<std::size_t>(std::erase_if(table, [](const scenarios::Scenario& s) {
-      return std::holds_alternative<KvGatherProblem>(s.problem);
+      return op_name(s.problem) != MlaDecodeOp::name;
     }));
   }
   const DevicePlan devices = preflight_devices(options.device.value_or(0), options.backend);
@@ -146,13 +141,18 @@ int run_scenarios(const ScenariosOptions& options) {
     ++done;
     progress.case_done(row.faults.empty() && is_failure(row.state));
   };
-  // Each case in a process of its own where there is a device: a fault may lose it or hang.
+  // Each case in a process of its own where there is a device: a fault may lose it or hang. Every
+  // row settled as every route settles it; scenarios are curated.
+  const SettleContext settle{CaseOrigin::curated, backend_kind(options.backend), available, &known};
   const scenarios::ScenarioRunner run = [&](const scenarios::Scenario& s, const FaultSet& f) {
-    if (!available) return scenarios::run_scenario(s, nullptr, devices.no_gpu_reason, f);
-    return run_case_in_child(s.problem, f, device, case_timeout_s(repro_of(s), options.timeout_base_s),
-                             options.backend);
+    CaseResult row = available ? run_case_in_child(s.problem, f, device,
+                                                   case_timeout_s(to_repro(s.problem), options.timeout_base_s),
+                                                   options.backend)
+                               : scenarios::run_scenario(s, nullptr, devices.no_gpu_reason, f);
+    settle_case(row, settle);
+    return row;
   };
-  const scenarios::KillMatrix m = scenarios::run_kill_matrix(table, run, known, on_row, faults);
+  const scenarios::KillMatrix m = scenarios::run_kill_matrix(table, run, on_row, faults);
   progress.finish();
   for (std::size_t r = 0; r < m.rows.size(); ++r) {
     const bool own_ran = std::find(m.faults.begin(), m.faults.end(), m.rows[r].intended) != m.faults.end();
@@ -171,7 +171,7 @@ int run_scenarios(const ScenariosOptions& options) {
   for (const std::string& u : unchecked) std::printf("NOT CHECKED ON THIS MACHINE: %s\n", u.c_str());
   for (const std::string& p : problems) std::printf("PROBLEM: %s\n", p.c_str());
   std::printf("%s: %zu cases, %zu problems", problems.empty() ? "ok" : "NOT OK", done, problems.size());
-  if (!unchecked.empty()) std::printf(", %zu scenarios not checked (not enough memory)", unchecked.size());
+  if (!unchecked.empty()) std::printf(", %zu scenarios not checked", unchecked.size());
   std::printf("\n");
   return problems.empty() ? kExitOk : kExitCaseFailed;
 }

@@ -7,6 +7,7 @@
 #include "device/backend_factory.hpp"
 #include "harness/case_prefetch.hpp"
 #include "harness/lost_case.hpp"
+#include "plan/case_settle.hpp"
 #include "plan/run_plan.hpp"
 
 namespace mlacheck::cli {
@@ -23,14 +24,16 @@ std::vector<FaultSet> fault_sets(const std::vector<Fault>& faults) {
 // In the child: every case under every set, the rows as frames numbered case * sets + set.
 std::string run_seed_in_child(const std::vector<SensitivityCase>& cases, const std::vector<FaultSet>& sets,
                               const SensitivityOptions& options) {
-  std::vector<SweepCase> sweep;
+  std::vector<CaseProblem> sweep;
   for (const SensitivityCase& c : cases) sweep.emplace_back(c.problem);
   BackendOrReason backend = make_backend("hip", options.device);
   std::string frames;
+  // The parent saw a GPU (preflight): a backend that did not start is an error.
+  SettleContext settle{CaseOrigin::curated, BackendKind::built_in, true, &options.known_bugs};
   run_cases_under_fault_sets(sweep, backend.backend.get(), backend.reason, sets, PrefetchOptions{options.lookahead},
                              [&](std::size_t i, std::size_t s, CaseResult row) {
-                               // The parent saw a GPU (preflight): a backend that did not start is an error.
-                               settle_unrun_case(row, cases[i].origin, backend.backend != nullptr, true);
+                               settle.origin = cases[i].origin;
+                               settle_case(row, settle);
                                frames += encode_row_frame(i * sets.size() + s, row);
                              });
   return frames;
@@ -96,7 +99,7 @@ std::vector<SensitivityCase> sensitivity_cases(std::uint64_t seed, int property_
   plan.oracle_self_checks = false;
   std::vector<SensitivityCase> out;
   for (const RunCase& c : build_run_plan(plan)) {
-    if (c.kind != RunCase::Kind::device || c.repro.rfind("mla_decode:", 0) != 0) continue;
+    if (c.kind != RunCase::Kind::device || op_of_repro(c.repro) != MlaDecodeOp::name) continue;
     out.push_back({parse_mla_decode(c.repro), c.origin});
   }
   return out;

@@ -15,7 +15,8 @@
 #include "cli/sensitivity_matrix.hpp"
 #include "core/mla_problem.hpp"
 #include "device/faults.hpp"
-#include "harness/refusal_policy.hpp"
+#include "harness/case_origin.hpp"
+#include "scenarios/known_bugs.hpp"
 
 namespace mlacheck::cli {
 
@@ -28,6 +29,7 @@ struct SensitivityOptions {
   int property_cases = 64;        // as `mlacheck run`'s --property-cases
   std::string scenarios_file;     // the scenario table of the plan ("" for none)
   double timeout_base_s = 120.0;  // the watchdog's base limit (a child's limit grows with its work)
+  std::vector<scenarios::KnownBug> known_bugs;  // the settle step's table (plan/case_settle.hpp)
 };
 
 struct SensitivityCase {

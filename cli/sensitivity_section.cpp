@@ -13,6 +13,7 @@
 #include "cli/progress.hpp"
 #include "cli/run_command.hpp"
 #include "cli/sensitivity_run.hpp"
+#include "plan/case_settle.hpp"
 #include "plan/data_files.hpp"
 
 namespace mlacheck::cli {
@@ -56,6 +57,7 @@ int run_sensitivity_section(const ScenariosOptions& options) {
   run.faults = chosen_precision_faults(options.faults);
   for (int s = 1; s <= options.seeds; ++s) run.seeds.push_back(static_cast<std::uint64_t>(s));
   run.scenarios_file = scenario_table_path(options.file);
+  run.known_bugs = load_known_bug_table(options.known_bugs);
   run.timeout_base_s = options.timeout_base_s;
   run.jobs = options.jobs.value_or(default_jobs(options.seeds));
   const std::filesystem::path out_dir = options.out_dir.empty() ? kDefaultReportDir : options.out_dir;

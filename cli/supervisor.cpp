@@ -16,6 +16,7 @@
 #include "cli/worker_command.hpp"
 #include "cli/worker_protocol.hpp"
 #include "harness/lost_case.hpp"
+#include "harness/op_registry.hpp"
 
 namespace mlacheck::cli {
 
@@ -107,7 +108,7 @@ std::string describe_exit(int status) {
 CaseResult lost_case_row(const RunCase& c, const std::string& reason) {
   CaseResult row;
   row.id = c.id;
-  row.op = c.repro.substr(0, c.repro.find(':'));
+  row.op = std::string(op_of_repro(c.repro));
   row.repro = c.repro;
   row.state = ResultState::errored;
   row.reason = reason;

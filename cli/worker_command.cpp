@@ -9,15 +9,11 @@
 #include <thread>
 #include <vector>
 
-#include "cli/backend_description.hpp"
 #include "cli/worker_protocol.hpp"
-#include "core/gather_problem.hpp"
 #include "core/mla_problem.hpp"
 #include "device/backend_factory.hpp"
 #include "harness/case_prefetch.hpp"
 #include "harness/oracle_self_check.hpp"
-#include "harness/refusal_policy.hpp"
-#include "device/platform/device_info.hpp"
 
 namespace mlacheck::cli {
 
@@ -46,11 +42,6 @@ void break_on_purpose(const std::string& id) {
   if (env_names("MLACHECK_TEST_HANG_CASE", id)) {
     while (true) std::this_thread::sleep_for(std::chrono::hours(1));
   }
-}
-
-SweepCase to_sweep_case(const std::string& repro) {
-  if (repro.rfind("kv_gather:", 0) == 0) return parse_kv_gather(repro);
-  return parse_mla_decode(repro);
 }
 
 }  // namespace
@@ -84,21 +75,18 @@ int run_worker(const WorkerOptions& options) {
   if (device_lines.empty()) return 0;
 
   BackendOrReason backend;
-  bool backend_failed = false;
   try {
     backend = make_backend(options.backend, options.device);
   } catch (const std::exception& e) {
     // The supervisor checked the library; what is left is a plugin whose open() fails. Its cases
-    // are ERRORED with why (not SKIPPED: a backend that cannot start is broken, not absent).
+    // come back SKIPPED with why and no backend named, which the settle step makes ERRORED where
+    // a backend was expected to start.
     backend = {nullptr, e.what()};
-    backend_failed = true;
   }
-  // Where the backend should have started: a GPU for ours and device plugins; anywhere for a host
-  // plugin. A backend missing there is broken (ERRORED), elsewhere absent (SKIPPED).
-  const bool plugin = is_plugin_spec(options.backend);
-  const bool backend_expected = backend_failed || runs_on_host(options.backend) || probe_devices().count > 0;
-  std::vector<SweepCase> cases;
-  for (std::size_t i : device_lines) cases.push_back(to_sweep_case(lines[i].run_case.repro));
+  // Rows go back as the driver left them: the supervisor's side settles every row, a lost case's
+  // included (plan/case_settle.hpp).
+  std::vector<CaseProblem> cases;
+  for (std::size_t i : device_lines) cases.push_back(parse_case(lines[i].run_case.repro));
   bool device_lost = false;
   // A lost device ends the run after its row: the remaining rows would all be errors of the
   // dead context, not of their cases. Throwing out of the callback stops run_cases.
@@ -106,11 +94,6 @@ int run_worker(const WorkerOptions& options) {
   try {
     run_cases(cases, backend.backend.get(), backend.reason, {}, PrefetchOptions{options.lookahead},
               [&](std::size_t k, CaseResult row) {
-                // A plugin runs mla_decode only (backend_abi.h): its kv_gather rows stay SKIPPED.
-                if (!(plugin && row.op == "kv_gather")) {
-                  settle_unrun_case(row, lines[device_lines[k]].run_case.origin, backend.backend != nullptr,
-                                    backend_expected);
-                }
                 break_on_purpose(row.id);
                 write_all(options.result_fd, encode_row_frame(lines[device_lines[k]].index, row));
                 if (row.device_lost) {

@@ -25,7 +25,7 @@ CaseLine decode_case_line(const std::string& line);
 
 // "row <index> <bytes>[ memory]\n" and the row as CSV (header and record). The report's columns
 // leave out that admission skipped the row for lack of memory; " memory" carries it, since a
-// resource skip is settled unlike a refusal (refusal_policy.hpp, the kill matrix).
+// resource skip is settled unlike a refusal (plan/case_settle.hpp, the kill matrix).
 std::string encode_row_frame(std::size_t index, const CaseResult& row);
 
 struct RowFrame {

@@ -36,7 +36,7 @@ struct CaseResult {
   // that ran it must not run another (the worker exits and the supervisor starts a fresh one).
   bool device_lost = false;
   // Not reported: admission found too little free memory for this case (Backend::lacks_memory), so
-  // it stays SKIPPED whatever its origin (refusal_policy.hpp).
+  // it stays SKIPPED whatever its origin (plan/case_settle.hpp).
   bool skipped_for_memory = false;
 };
 

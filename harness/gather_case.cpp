@@ -39,8 +39,8 @@ PreparedGatherCase prepare_gather_case(const KvGatherProblem& p, const Backend* 
   return out;
 }
 
-CaseResult finish_gather_case(PreparedGatherCase prepared, Backend* backend, const FaultSet& faults) {
-  CaseResult row = std::move(prepared.row);
+CaseResult finish_gather_case(const PreparedGatherCase& prepared, Backend* backend, const FaultSet& faults) {
+  CaseResult row = prepared.row;
   if (!prepared.ready_for_device || backend == nullptr) return row;
   const Stopwatch wall;
   guard_device_run(row, [&] {

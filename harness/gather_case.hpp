@@ -23,6 +23,24 @@ struct PreparedGatherCase {
 };
 PreparedGatherCase prepare_gather_case(const KvGatherProblem& p, const Backend* backend,
                                        std::string_view unavailable_reason, const FaultSet& faults = {});
-CaseResult finish_gather_case(PreparedGatherCase prepared, Backend* backend, const FaultSet& faults = {});
+CaseResult finish_gather_case(const PreparedGatherCase& prepared, Backend* backend, const FaultSet& faults = {});
+
+// kv_gather's hooks in the operation registry (harness/op_registry.hpp).
+struct KvGatherOp {
+  using Problem = KvGatherProblem;
+  using Prepared = PreparedGatherCase;
+  static constexpr std::string_view name = "kv_gather";
+  static Problem parse(std::string_view repro) { return parse_kv_gather(repro); }
+  // The gather's host twin is a copy: one thread whatever the queue.
+  static Prepared prepare(const Problem& p, const Backend* backend, std::string_view unavailable_reason,
+                          const FaultSet& faults, int /*oracle_threads*/) {
+    return prepare_gather_case(p, backend, unavailable_reason, faults);
+  }
+  static CaseResult finish(const Prepared& prepared, Backend* backend, const FaultSet& faults) {
+    return finish_gather_case(prepared, backend, faults);
+  }
+  // A copy: its watchdog limit is the base alone.
+  static double work(const Problem&) { return 0.0; }
+};
 
 }  // namespace mlacheck

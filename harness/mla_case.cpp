@@ -97,6 +97,14 @@ CaseResult finish_mla_case(const PreparedMlaCase& prepared, Backend* backend, co
   return row;
 }
 
+double MlaDecodeOp::work(const MlaDecodeProblem& p) {
+  double rows = 0.0;
+  for (int s = 0; s < p.steps; ++s) {
+    for (int r = 0; r < batch(p); ++r) rows += static_cast<double>(kv_len_at(p, r, s)) * p.q_lens[r];
+  }
+  return rows * padded_heads(p) * lk(p);
+}
+
 CaseResult run_mla_case(const MlaDecodeProblem& p, Backend* backend, std::string_view unavailable_reason,
                         const FaultSet& faults) {
   return finish_mla_case(prepare_mla_case(p, backend, unavailable_reason, faults), backend, faults);

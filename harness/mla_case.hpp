@@ -54,4 +54,21 @@ struct MlaInputMagnitudes {
 };
 MlaInputMagnitudes input_magnitudes(const MlaDecodeProblem& p, const MlaDecodeInputs& in);
 
+// mla_decode's hooks in the operation registry (harness/op_registry.hpp).
+struct MlaDecodeOp {
+  using Problem = MlaDecodeProblem;
+  using Prepared = PreparedMlaCase;
+  static constexpr std::string_view name = "mla_decode";
+  static Problem parse(std::string_view repro) { return parse_mla_decode(repro); }
+  static Prepared prepare(const Problem& p, const Backend* backend, std::string_view unavailable_reason,
+                          const FaultSet& faults, int oracle_threads) {
+    return prepare_mla_case(p, backend, unavailable_reason, faults, oracle_threads);
+  }
+  static CaseResult finish(const Prepared& prepared, Backend* backend, const FaultSet& faults) {
+    return finish_mla_case(prepared, backend, faults);
+  }
+  // kv tokens x query rows over every step (a sequence runs and checks each), x heads x Lk.
+  static double work(const Problem& p);
+};
+
 }  // namespace mlacheck

@@ -10,6 +10,7 @@
 #include "core/mla_sequence.hpp"
 #include "generators/gather_problem_gen.hpp"
 #include "generators/mla_problem_gen.hpp"
+#include "harness/op_registry.hpp"
 #include "plan/default_sweep.hpp"
 #include "plan/oracle_self_check_problems.hpp"
 #include "scenarios/scenario.hpp"
@@ -18,21 +19,13 @@ namespace mlacheck {
 
 namespace {
 
-bool is_gather(const std::string& repro) { return repro.rfind("kv_gather:", 0) == 0; }
-
 // The scenario's problem renamed to its plan id, so the repro, the row and the plan agree.
-std::string repro_of(scenarios::ScenarioProblem p, const std::string& id) {
-  return std::visit(
-      [&id](auto& problem) {
-        problem.name = id;
-        return to_repro(problem);
-      },
-      p);
+std::string repro_of(CaseProblem p, const std::string& id) {
+  rename_case(p, id);
+  return to_repro(p);
 }
 
-std::string name_in(const std::string& repro) {
-  return is_gather(repro) ? parse_kv_gather(repro).name : parse_mla_decode(repro).name;
-}
+std::string name_in(const std::string& repro) { return case_name(parse_case(repro)); }
 
 // Draws `count` problems from the property generators, sizes growing as rapidcheck's do, one
 // gather case in eight; deterministic from the seed.
@@ -75,14 +68,7 @@ MlaGenLimits property_sweep_limits() {
 GatherGenLimits property_sweep_gather_limits() { return {.max_batch = 16, .max_kv_len = 4096}; }
 
 double case_timeout_s(const std::string& repro, double base_s) {
-  if (is_gather(repro)) return base_s;
-  const MlaDecodeProblem p = parse_mla_decode(repro);
-  double work = 0.0;
-  // A decode sequence runs (and its oracle checks) every step.
-  for (int s = 0; s < p.steps; ++s) {
-    for (int r = 0; r < batch(p); ++r) work += static_cast<double>(kv_len_at(p, r, s)) * p.q_lens[r];
-  }
-  return base_s + 4e-9 * work * padded_heads(p) * lk(p);
+  return base_s + 4e-9 * case_work(parse_case(repro));
 }
 
 std::vector<RunCase> build_run_plan(const RunPlanOptions& options) {

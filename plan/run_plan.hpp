@@ -12,7 +12,7 @@
 
 #include "generators/gather_problem_gen.hpp"
 #include "generators/mla_problem_gen.hpp"
-#include "harness/refusal_policy.hpp"
+#include "harness/case_origin.hpp"
 
 namespace mlacheck {
 
@@ -23,7 +23,7 @@ struct RunCase {
   std::string repro;  // mla_decode:... or kv_gather:...; its name is the id
   double timeout_s = 0.0;  // the watchdog's limit for this case
   // Curated cases (scenarios, the default sweep, --case) must run; only generated ones (the
-  // property sweep) may be SKIPPED by the backend's supports() (harness/refusal_policy.hpp).
+  // property sweep) may be SKIPPED by the backend's supports() (harness/case_origin.hpp).
   CaseOrigin origin = CaseOrigin::curated;
 };
 

@@ -78,9 +78,10 @@ std::string summary(std::span<const Case> cases) {
   char time[64];
   std::snprintf(time, sizeof time, "%.1f s", wall_ms / 1000.0);
   const int failing = counts[static_cast<std::size_t>(ResultState::failed)] + counts[static_cast<std::size_t>(ResultState::errored)];
+  const int unchecked = counts[static_cast<std::size_t>(ResultState::skipped)];
   return section("summary", "Summary",
-                 "<p>" + std::to_string(cases.size()) + " cases, " + std::to_string(failing) +
-                     " FAILED or ERRORED; case time " + time + "; devices: " +
+                 "<p>" + std::to_string(cases.size()) + " cases, " + std::to_string(failing) + " FAILED or ERRORED, " +
+                     std::to_string(unchecked) + " not checked (SKIPPED); case time " + time + "; devices: " +
                      markup_escape(devices_text.empty() ? "none" : devices_text) + ".</p>\n" +
                      table({"state", "cases", "share"}, rows, "summary"));
 }

@@ -63,8 +63,10 @@ void write_testcase(std::ostream& out, const CaseResult& row) {
     }
     case JUnitKind::skipped:
       // SKIPPED, MISTRUSTED and KNOWN_BUG all read "skipped" in CI; the state in the message
-      // keeps them apart.
-      out << "      <skipped message=\"" << markup_escape(state + ": " + row.reason) << "\"/>\n";
+      // keeps them apart, and a SKIPPED case says it was not checked (never a pass).
+      out << "      <skipped message=\""
+          << markup_escape(state + (row.state == ResultState::skipped ? " (not checked): " : ": ") + row.reason)
+          << "\"/>\n";
       break;
   }
   out << "      <system-out>" << markup_escape(details(row)) << "</system-out>\n    </testcase>\n";

@@ -11,12 +11,11 @@
 #include "device/backend.hpp"
 #include "harness/case_result.hpp"
 #include "scenarios/catch_kind.hpp"
-#include "scenarios/known_bugs.hpp"
 #include "scenarios/scenario.hpp"
 
 namespace mlacheck::scenarios {
 
-// One scenario run through the harness driver of its op, with `faults` switched on.
+// One scenario run through the generic driver (harness/op_registry.hpp), with `faults` switched on.
 CaseResult run_scenario(const Scenario& s, Backend* backend, std::string_view unavailable_reason,
                         const FaultSet& faults = {});
 
@@ -27,7 +26,7 @@ struct KillMatrixRow {
   std::string scenario;  // its id
   Fault intended;        // the scenario's own fault
   std::vector<CatchKind> caught_by;  // how the intended fault must be caught (one of these)
-  CaseResult clean;      // known bugs applied
+  CaseResult clean;      // as the runner settled it (plan/case_settle.hpp: known bugs applied)
   std::vector<CaseResult> with_fault;  // one per KillMatrix::faults entry, in that order
 };
 
@@ -41,14 +40,14 @@ struct KillMatrix {
 };
 
 // Runs one scenario with a set of faults: run_scenario on some backend, in this process or, where
-// a fault may lose the device, in a process of its own (cli/isolated_case.hpp).
+// a fault may lose the device, in a process of its own (cli/isolated_case.hpp); the row it returns
+// is settled (plan/case_settle.hpp: the refusal policy, known bugs for the clean run).
 using ScenarioRunner = std::function<CaseResult(const Scenario&, const FaultSet&)>;
 
 // Runs every scenario clean and with each fault of `faults` (the columns) through `run`; on_row sees
 // each CaseResult as it completes (clean first, then the faults in column order) so a long run
 // shows progress. A backend plugin has no faults to switch on: its matrix has no columns.
 KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, const ScenarioRunner& run,
-                           const std::vector<KnownBug>& known_bugs,
                            const std::function<void(const CaseResult&)>& on_row = {},
                            std::span<const Fault> faults = kAllFaults);
 
@@ -62,12 +61,13 @@ KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, const Scenari
 //   - an intended fault caught in none of the scenario's caught_by ways (a fault designed to be
 //     caught by the comparison that only crashed, say).
 // A clean run SKIPPED for lack of memory (admission, Backend::lacks_memory: a pool past 4 GiB on a
-// smaller machine) is no problem but not checked either: kill_matrix_unchecked lists it.
+// smaller machine), or one an external backend refused (settled SKIPPED, its backend named), is no
+// problem but not checked either: kill_matrix_unchecked lists it.
 // Callers without any GPU do not ask: every row is SKIPPED there and nothing was checked.
 std::vector<std::string> kill_matrix_problems(const KillMatrix& m);
 
-// The scenarios this machine could not check, "<scenario>: <reason>" each: their clean run was
-// SKIPPED for lack of memory, so neither it nor the fault columns say anything.
+// The scenarios not checked, "<scenario>: <reason>" each: their clean run was SKIPPED for lack of
+// memory or by an external backend's refusal, so neither it nor the fault columns say anything.
 std::vector<std::string> kill_matrix_unchecked(const KillMatrix& m);
 
 }  // namespace mlacheck::scenarios

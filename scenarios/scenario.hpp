@@ -10,11 +10,12 @@
 #include "core/gather_problem.hpp"
 #include "core/mla_problem.hpp"
 #include "device/faults.hpp"
+#include "harness/op_registry.hpp"
 #include "scenarios/catch_kind.hpp"
 
 namespace mlacheck::scenarios {
 
-using ScenarioProblem = std::variant<MlaDecodeProblem, KvGatherProblem>;
+using ScenarioProblem = CaseProblem;  // one case of any registered op (harness/op_registry.hpp)
 
 struct Scenario {
   std::string id;         // unique in its table; also the problem's name

@@ -29,7 +29,7 @@ struct FakeDevice {
   bool (*shows)(const MlaDecodeProblem&);
   std::vector<MlaDecodeProblem> drawn;
 
-  CaseResult operator()(const SweepCase& c, const FaultSet& faults) {
+  CaseResult operator()(const CaseProblem& c, const FaultSet& faults) {
     CaseResult row;
     row.state = ResultState::passed;
     const auto* p = std::get_if<MlaDecodeProblem>(&c);
@@ -59,7 +59,7 @@ TEST(FaultSearch, PlanStaleAtReplayIsHuntedOnPersistentSequencesAndShrinksToTwoS
   EXPECT_EQ(limits.path, DecodePath::persistent);
   FakeDevice device{Fault::plan_stale_at_replay, stale_plan_shows, {}};
   const FaultSearchResult r = search_fault(
-      Fault::plan_stale_at_replay, [&](const SweepCase& c, const FaultSet& f) { return device(c, f); },
+      Fault::plan_stale_at_replay, [&](const CaseProblem& c, const FaultSet& f) { return device(c, f); },
       mutate_like_options());
   ASSERT_TRUE(r.caught) << r.error;
   // The first draw is a persistent sequence whose lengths change: caught at once.
@@ -79,7 +79,7 @@ TEST(FaultSearch, OtherFaultsHuntOneStepProblems) {
   FaultSearchOptions options = mutate_like_options();
   options.max_cases = 30;
   const FaultSearchResult r = search_fault(
-      Fault::empty_rows_unwritten, [&](const SweepCase& c, const FaultSet& f) { return device(c, f); }, options);
+      Fault::empty_rows_unwritten, [&](const CaseProblem& c, const FaultSet& f) { return device(c, f); }, options);
   EXPECT_FALSE(r.caught);
   EXPECT_EQ(r.cases, 30);
   ASSERT_EQ(device.drawn.size(), 30u);

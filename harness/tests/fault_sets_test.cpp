@@ -32,7 +32,7 @@ class RecordingBackend final : public Backend {
   std::vector<std::pair<std::string, std::string>> runs;  // (case, faults) in call order
 };
 
-std::vector<SweepCase> small_cases() {
+std::vector<CaseProblem> small_cases() {
   MlaDecodeProblem a;
   a.name = "a";
   a.kv_lens = {17};
@@ -44,7 +44,7 @@ std::vector<SweepCase> small_cases() {
 }
 
 TEST(FaultSets, EveryCaseRunsOncePerSetInOrderAndRowsNameTheirSet) {
-  const std::vector<SweepCase> cases = small_cases();
+  const std::vector<CaseProblem> cases = small_cases();
   const std::vector<FaultSet> sets = {{}, {Fault::precision_lse_bf16}, {Fault::precision_running_o_fp16}};
   for (std::size_t lookahead : {std::size_t{0}, std::size_t{2}}) {
     RecordingBackend backend;
@@ -72,7 +72,7 @@ TEST(FaultSets, EveryCaseRunsOncePerSetInOrderAndRowsNameTheirSet) {
 }
 
 TEST(FaultSets, RunCasesIsTheOneSetCase) {
-  const std::vector<SweepCase> cases = small_cases();
+  const std::vector<CaseProblem> cases = small_cases();
   RecordingBackend backend;
   std::vector<std::size_t> seen;
   run_cases(cases, &backend, "", FaultSet{Fault::precision_row_max_bf16}, PrefetchOptions{1},

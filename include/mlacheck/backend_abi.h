@@ -13,8 +13,9 @@
  *
  * One case, as the harness runs it:
  *   1. supports(problem): NULL when the backend can run the problem, else a reason; a refused
- *      generated case is SKIPPED with that reason, a refused curated case (a scenario, the default
- *      sweep) fails the run. The string must stay valid until the next call on the instance.
+ *      case is SKIPPED with that reason and counted as not checked (never as a pass; mlacheck's
+ *      built-in backend, unlike a plugin, fails the run on a refused curated case). The string
+ *      must stay valid until the next call on the instance.
  *   2. workspace_bytes(problem): scratch the backend wants; the harness allocates it (guarded,
  *      in the backend's memory) and passes it in tensors->workspace.
  *   3. The harness stages every tensor in the backend's memory (device memory for

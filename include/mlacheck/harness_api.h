@@ -94,6 +94,11 @@ MLACHECK_API mlacheck_status mlacheck_plan_open(int32_t kind, uint64_t seed, int
 /* The one case of a repro string (`mlacheck run --case "<repro>"`); a malformed one is refused
  * with the key and value at fault. */
 MLACHECK_API mlacheck_status mlacheck_plan_open_repro(const char* repro, mlacheck_plan** out);
+/* The known-bug table the plan's verdicts are settled with (scenarios/README.md has its columns):
+ * a plan opens with the table shipped with mlacheck; `path` replaces it, NULL or "" leaves none. A
+ * FAILED or ERRORED verdict of a case opened afterwards that an entry matches is KNOWN_BUG, as in
+ * `mlacheck run`. A missing or malformed table is MLACHECK_ERROR_IO naming the file and line. */
+MLACHECK_API mlacheck_status mlacheck_plan_set_known_bugs(mlacheck_plan* plan, const char* path);
 MLACHECK_API void mlacheck_plan_free(mlacheck_plan* plan);
 MLACHECK_API mlacheck_status mlacheck_plan_size(const mlacheck_plan* plan, int64_t* count);
 
@@ -245,7 +250,8 @@ MLACHECK_API mlacheck_status mlacheck_outcome_set_times(mlacheck_outcome* o, dou
  * MLACHECK_DTYPE_F32/BF16/F16) and the same meaning: declared, the verdict uses the tight rule and
  * the kernel-faithful oracle; without this call the outcome is undeclared (the generic rule). */
 MLACHECK_API mlacheck_status mlacheck_outcome_set_p_rounding(mlacheck_outcome* o, int32_t p_dtype);
-/* The backend refused the case (its supports() reason): the verdict is SKIPPED. */
+/* The backend refused the case (its supports() reason): the verdict is SKIPPED, which counts as
+ * not checked (a backend under test may refuse a case; it never passes one so). */
 MLACHECK_API mlacheck_status mlacheck_outcome_set_skipped(mlacheck_outcome* o, const char* reason);
 /* The backend failed (raised, returned an error, returned the wrong thing): ERRORED. */
 MLACHECK_API mlacheck_status mlacheck_outcome_set_errored(mlacheck_outcome* o, const char* reason);
@@ -269,6 +275,9 @@ MLACHECK_API mlacheck_status mlacheck_outcome_check_guards(mlacheck_outcome* o, 
 /* The verdict: for mla_decode, compare O (and LSE) with the oracle under the tolerance derived for
  * the problem, as `mlacheck run` does; SKIPPED or ERRORED when set so; for kv_gather, SKIPPED with
  * the unsupported reason; for an oracle self-check, the self-check runs here (no outputs taken).
+ * The verdict is then settled as every route settles a row (plan/case_settle.hpp): the caller's
+ * backend is external, so its refusals stay SKIPPED, and a FAILED or ERRORED row matching the
+ * plan's known-bug table (mlacheck_plan_set_known_bugs) is KNOWN_BUG.
  * An mla_decode outcome with neither O nor a skip/error is MLACHECK_ERROR_INVALID_ARGUMENT, and so
  * is O for a decode sequence (its steps are judged, then mlacheck_sequence_judge; a sequence the
  * backend refused or failed before any step ran is settled here, SKIPPED or ERRORED). */

@@ -142,6 +142,7 @@ _SIGNATURES = {
     "mlacheck_last_error": [],
     "mlacheck_plan_open": [ctypes.c_int32, ctypes.c_uint64, ctypes.c_int32, _STR, _PP],
     "mlacheck_plan_open_repro": [_STR, _PP],
+    "mlacheck_plan_set_known_bugs": [_P, _STR],
     "mlacheck_plan_free": [_P],
     "mlacheck_plan_size": [_P, ctypes.POINTER(ctypes.c_int64)],
     "mlacheck_case_open": [_P, ctypes.c_int64, _PP],

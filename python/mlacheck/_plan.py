@@ -49,8 +49,22 @@ class Plan:
         return f"mlacheck.Plan({self.description}, {self._size} cases)"
 
 
+def _with_known_bugs(pointer: int, known_bugs: str | None) -> int:
+    """Sets the known-bug table the plan's verdicts are settled with: the packaged one for None,
+    none for "", else that file (a FAILED or ERRORED verdict an entry matches is KNOWN_BUG)."""
+    table = packaged_table("known_bugs.csv") if known_bugs is None else known_bugs
+    if table is None:
+        return pointer  # no package data here: the plan keeps the table the library found
+    try:
+        _capi.call("mlacheck_plan_set_known_bugs", pointer, _capi.cstr(table))
+    except BaseException:
+        _capi.lib().mlacheck_plan_free(pointer)
+        raise
+    return pointer
+
+
 def plan(kind: str | None = None, *, repro: str | None = None, seed: int = 1, size: int | None = None,
-         scenarios: str | None = None) -> Plan:
+         scenarios: str | None = None, known_bugs: str | None = None) -> Plan:
     """A plan of cases.
 
     kind "default": what `mlacheck run` runs (oracle self-checks, every scenario, the default
@@ -58,13 +72,16 @@ def plan(kind: str | None = None, *, repro: str | None = None, seed: int = 1, si
     (scenarios/upstream.csv, or the file `scenarios` names); "properties": `size` cases (64 by
     default) drawn from the property generators. `seed` seeds the generated cases.
     repro="mla_decode:...": the one case of a repro string (kind must then be left out).
+    known_bugs: the known-bug table verdicts are settled with (scenarios/README.md), the packaged
+    scenarios/known_bugs.csv by default, "" for none: a FAILED or ERRORED verdict an entry matches
+    is KNOWN_BUG, as under `mlacheck run`.
     """
     if repro is not None:
         if kind is not None:
             raise ValueError("give a plan kind or a repro string, not both")
         pointer = ctypes.c_void_p()
         _capi.call("mlacheck_plan_open_repro", _capi.cstr(repro), ctypes.byref(pointer))
-        return Plan(pointer.value, "repro", f"repro {repro}")
+        return Plan(_with_known_bugs(pointer.value, known_bugs), "repro", f"repro {repro}")
     kind = "default" if kind is None else kind
     if kind not in _capi.PLAN_KINDS:
         raise ValueError(f"plan kind {kind!r} is not one of {', '.join(_capi.PLAN_KINDS)}")
@@ -84,4 +101,4 @@ def plan(kind: str | None = None, *, repro: str | None = None, seed: int = 1, si
         ctypes.byref(pointer),
     )
     detail = f"seed={seed}" + ("" if size is None else f", size={size}")
-    return Plan(pointer.value, kind, f"{kind} ({detail})")
+    return Plan(_with_known_bugs(pointer.value, known_bugs), kind, f"{kind} ({detail})")

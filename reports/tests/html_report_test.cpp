@@ -93,6 +93,13 @@ TEST(HtmlReport, TablesHoldOneRowPerThing) {
   EXPECT_EQ(count_named(tags_in_section(tags, "coverage"), "tr"), 1u + coverage_buckets().size());
 }
 
+TEST(HtmlReport, TheSummaryCountsSkippedCasesAsNotChecked) {
+  const std::vector<CaseResult> rows = a_run();  // two failing (bad, crash), one SKIPPED (nogpu)
+  const std::string html = html_of(rows);
+  EXPECT_NE(html.find(std::to_string(rows.size()) + " cases, 2 FAILED or ERRORED, 1 not checked (SKIPPED);"),
+            std::string::npos);
+}
+
 TEST(HtmlReport, NamesEachGpuByIndexAndBusIdBesideItsName) {
   std::vector<CaseResult> rows = a_run();
   CaseResult other = mla_row("on-gpu-3", ResultState::passed, 17, DType::bf16, "split_kv", 1e-4);

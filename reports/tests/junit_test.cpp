@@ -59,6 +59,9 @@ TEST(JUnit, EachStateMapsThroughJunitKindAlone) {
     EXPECT_NE(body.find("<system-out>repro: " + r.repro), std::string::npos) << r.id;
   }
   EXPECT_NE(testcase(xml, "case.KNOWN_BUG").find("<skipped message=\"KNOWN_BUG: why KNOWN_BUG\"/>"), std::string::npos);
+  // A SKIPPED case was not checked; the message says so (MISTRUSTED and KNOWN_BUG were checked).
+  EXPECT_NE(testcase(xml, "case.SKIPPED").find("<skipped message=\"SKIPPED (not checked): why SKIPPED\"/>"),
+            std::string::npos);
   EXPECT_NE(testcase(xml, "case.FAILED").find("<failure message=\"why FAILED\" type=\"FAILED\">why FAILED&#10;repro: "),
             std::string::npos);
   EXPECT_NE(testcase(xml, "case.ERRORED").find("<error message=\"why ERRORED\" type=\"ERRORED\">"), std::string::npos);

@@ -32,7 +32,7 @@ TEST(KillMatrixColumns, WithoutColumnsOnlyTheCleanRunsRunAndCount) {
     runs.push_back(f);
     return row(ResultState::passed);
   };
-  const KillMatrix m = run_kill_matrix({scenario("a"), scenario("b")}, clean_passes, {}, {}, {});
+  const KillMatrix m = run_kill_matrix({scenario("a"), scenario("b")}, clean_passes, {}, {});
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_TRUE(runs[0].empty() && runs[1].empty());
   EXPECT_TRUE(m.faults.empty());
@@ -41,7 +41,7 @@ TEST(KillMatrixColumns, WithoutColumnsOnlyTheCleanRunsRunAndCount) {
 
   const ScenarioRunner clean_fails = [](const Scenario&, const FaultSet&) { return row(ResultState::failed); };
   const std::vector<std::string> problems =
-      kill_matrix_problems(run_kill_matrix({scenario("a")}, clean_fails, {}, {}, {}));
+      kill_matrix_problems(run_kill_matrix({scenario("a")}, clean_fails, {}, {}));
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0], "a: the clean run is FAILED: O: 3 of 8 elements outside the bound");
 }
@@ -52,7 +52,7 @@ TEST(KillMatrixColumns, EveryFaultIsAColumnByDefault) {
     ++runs;
     return row(ResultState::passed);
   };
-  const KillMatrix m = run_kill_matrix({scenario("a")}, survives, {});
+  const KillMatrix m = run_kill_matrix({scenario("a")}, survives);
   EXPECT_EQ(runs, 1 + std::size(kAllFaults));
   const std::vector<std::string> problems = kill_matrix_problems(m);
   ASSERT_EQ(problems.size(), 1u);

@@ -6,8 +6,13 @@
 #   not_a_plugin: run, scenarios and bench refuse a library with no entry point before any case
 #                 runs, naming its path (exit status 2);
 #   open_fails:   a plugin whose open() fails is a backend that cannot start: `run` and `scenarios`
-#                 stop before any case runs, naming its message (exit 2), and `run` leaves no rows.
-# Usage: plugin_cli_test.sh <mlacheck> <scratch folder> crash|hang|not_a_plugin|open_fails <test plugin folder>
+#                 stop before any case runs, naming its message (exit 2), and `run` leaves no rows;
+#   settle:       rows are settled as on every route (plan/case_settle.hpp): `run` applies a
+#                 known-bug table written here (FAILED without it, KNOWN_BUG with it), a plugin's
+#                 refusal of a curated case is SKIPPED and counted as not checked in the summary,
+#                 junit.xml and report.html (exit 0), and `scenarios` lists the scenarios a plugin
+#                 refuses as not checked, not as problems.
+# Usage: plugin_cli_test.sh <mlacheck> <scratch folder> crash|hang|not_a_plugin|open_fails|settle <test plugin folder>
 set -u
 mlacheck=$1
 work=$2/$3
@@ -15,6 +20,8 @@ plugins=$4
 faulty=$plugins/libmlacheck_test_plugin_faulty_process.so
 no_entry=$plugins/libmlacheck_test_plugin_no_entry.so
 open_fails=$plugins/libmlacheck_test_plugin_open_fails.so
+picky=$plugins/libmlacheck_test_plugin_picky.so
+unwritten=$plugins/libmlacheck_test_plugin_unwritten.so
 rm -rf "$work" && mkdir -p "$work"
 args=(run --property-cases 8 --seed 3 --backend "$faulty")
 victim=sweep-2  # an mla_decode case of the property sweep
@@ -73,6 +80,38 @@ open_fails)
   rc=$?
   [ $rc -eq 2 ] || fail "scenarios: exit status $rc, expected 2: $out"
   printf '%s\n' "$out" | grep -qF "open(0) failed: no accelerator" || fail "scenarios: no error naming open(): $out"
+  ;;
+settle)
+  repro='mla_decode:name=settle-case;heads=16;lv=32;rope=16;kv=21,3;q=2,1;bs=4;q_dtype=bf16;kv_dtype=bf16;o_dtype=bf16;seed=9'
+  table=$work/known_bugs.csv
+  printf '%s\n' "id,reference,case,path,backend,platform,rank_heads,q_len,note" \
+    'cli-bug,issue 8,"mla_decode:kv=21,3",,,,,,rows left unwritten' > "$table"
+  "$mlacheck" run --case "$repro" --backend "$unwritten" --known-bugs "" --out "$work/failed" > "$work/failed.log" 2>&1
+  rc=$?
+  [ $rc -eq 1 ] || fail "run without the table: exit status $rc, expected 1"
+  grep -q '^settle-case,mla_decode,.*,FAILED,' "$work/failed/report.csv" || fail "no FAILED row without the table"
+  "$mlacheck" run --case "$repro" --backend "$unwritten" --known-bugs "$table" --out "$work/known" > "$work/known.log" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] || fail "run with the table: exit status $rc, expected 0"
+  grep -q '^settle-case,mla_decode,.*,KNOWN_BUG,"\?known bug cli-bug (issue 8): ' "$work/known/report.csv" \
+    || fail "no KNOWN_BUG row naming the entry: $(tail -1 "$work/known/report.csv")"
+  # q=2,1: the picky plugin takes one query token per request only.
+  "$mlacheck" run --case "$repro" --backend "$picky" --known-bugs "$table" --out "$work/refused" > "$work/refused.log" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] || fail "refused case: exit status $rc, expected 0 (not checked, no failure)"
+  grep -q '^settle-case,mla_decode,.*,SKIPPED,picky test plugin: one query token per request only,' \
+    "$work/refused/report.csv" || fail "no SKIPPED row with the plugin's reason"
+  grep -q '0 passed, 0 failed, 1 skipped (not checked),' "$work/refused.log" || fail "summary: $(tail -3 "$work/refused.log")"
+  grep -q 'skipped message="SKIPPED (not checked): picky test plugin' "$work/refused/junit.xml" || fail "junit.xml"
+  grep -q '1 cases, 0 FAILED or ERRORED, 1 not checked (SKIPPED);' "$work/refused/report.html" || fail "report.html"
+  out=$("$mlacheck" scenarios --backend "$picky" --known-bugs "$table" 2>&1)
+  rc=$?
+  printf '%s\n' "$out" > "$work/scenarios.log"
+  [ $rc -eq 0 ] || fail "scenarios: exit status $rc: $(grep -E '^(PROBLEM|NOT)' "$work/scenarios.log" | head -5)"
+  grep -q '^NOT CHECKED ON THIS MACHINE: .*: picky test plugin: one query token per request only' "$work/scenarios.log" \
+    || fail "scenarios: no refused scenario listed as not checked"
+  grep -q '^ok: [0-9]* cases, 0 problems, [0-9]* scenarios not checked' "$work/scenarios.log" \
+    || fail "scenarios: $(tail -2 "$work/scenarios.log")"
   ;;
 esac
 echo "PASS: $3"

@@ -1,0 +1,65 @@
+#pragma once
+// The operations mlacheck checks, registered once. Each op is a struct of hooks in its own files
+// (MlaDecodeOp in harness/mla_case.hpp, KvGatherOp in harness/gather_case.hpp):
+//   name      the repro string's prefix and the row's op ("mla_decode");
+//   parse     a repro string to the op's descriptor, validated (throws std::invalid_argument);
+//   prepare   admission, inputs and the reference: the host half, thread-safe;
+//   finish    the backend run and the comparison: the device half, from a prepared case that
+//             stays unchanged (the sensitivity matrix finishes one prepared case several times);
+//   work      the reference's and kernels' work in scalar steps, for the watchdog's limit.
+// The generic driver below runs any registered op; nothing else in the tree switches on the op.
+// Adding an op: its files, its struct of hooks, and one entry in `Ops` below.
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <variant>
+
+#include "device/backend.hpp"
+#include "harness/case_result.hpp"
+#include "harness/gather_case.hpp"
+#include "harness/mla_case.hpp"
+
+namespace mlacheck {
+
+// The registry: every op, in the order their descriptors appear in CaseProblem.
+using Ops = std::tuple<MlaDecodeOp, KvGatherOp>;
+
+namespace detail {
+template <class Tuple>
+struct OpVariants;
+template <class... Op>
+struct OpVariants<std::tuple<Op...>> {
+  using Problem = std::variant<typename Op::Problem...>;
+  using Prepared = std::variant<typename Op::Prepared...>;
+};
+}  // namespace detail
+
+// One case of any op: its descriptor (a scenario's, a plan's, a generator's draw).
+using CaseProblem = detail::OpVariants<Ops>::Problem;
+// One case of any op with its host half done.
+using PreparedCase = detail::OpVariants<Ops>::Prepared;
+
+// The op's name ("mla_decode", "kv_gather").
+std::string_view op_name(const CaseProblem& c);
+// The registered op a repro string names by its prefix; "" when none does.
+std::string_view op_of_repro(std::string_view repro);
+// The case of a repro string, through its op's parse hook. Throws std::invalid_argument naming the
+// registered ops when the prefix is none of them, or what the op's parse throws.
+CaseProblem parse_case(std::string_view repro);
+
+std::string to_repro(const CaseProblem& c);
+const std::string& case_name(const CaseProblem& c);
+void rename_case(CaseProblem& c, std::string name);
+// The op's work estimate (scalar steps of its reference and kernels), for watchdog limits.
+double case_work(const CaseProblem& c);
+
+// The generic driver. `backend` may be null: the case is then SKIPPED with `unavailable_reason`.
+// Never throws for a device-side failure (an ERRORED row names it). oracle_threads: the threads
+// the case's reference may use (reference/oracle_threads.hpp).
+PreparedCase prepare_case(const CaseProblem& c, const Backend* backend, std::string_view unavailable_reason,
+                          const FaultSet& faults = {}, int oracle_threads = 1);
+CaseResult finish_case(const PreparedCase& prepared, Backend* backend, const FaultSet& faults = {});
+CaseResult run_case(const CaseProblem& c, Backend* backend, std::string_view unavailable_reason,
+                    const FaultSet& faults = {});
+
+}  // namespace mlacheck

@@ -1,0 +1,245 @@
+// The settle step (plan/case_settle.hpp) with a stand-in backend, without a GPU: admission (which
+// GPU a row names, memory), the refusal policy by origin and backend kind, known bugs, lost cases,
+// and that each route's context settles a curated refusal and a known bug as the policy says.
+#include <gtest/gtest.h>
+
+#include "harness/device_outcome.hpp"
+#include "harness/lost_case.hpp"
+#include "harness/op_registry.hpp"
+#include "plan/case_settle.hpp"
+#include "scenarios/tests/temp_table.hpp"
+
+namespace mlacheck {
+namespace {
+
+// Runs nothing: admission and the policy never get that far for a refused case.
+class RefusingBackend final : public Backend {
+ public:
+  std::string name() const override { return "stand-in"; }
+  std::string device_name() const override { return "Stand-in GPU (sm_00)"; }
+  std::optional<std::string> supports(const MlaDecodeProblem& p) const override {
+    if (p.q_dtype == DType::f32) return "q_dtype=f32: not taken";
+    return std::nullopt;
+  }
+  std::optional<std::string> supports(const KvGatherProblem&) const override { return std::nullopt; }
+  // A pool past 4 GiB does not fit this stand-in's memory.
+  std::optional<std::string> lacks_memory(const MlaDecodeProblem& p) const override {
+    if (cache_pool_bytes(p) > (std::int64_t{1} << 32))
+      return "needs about 4200 MiB of device memory, 1000 MiB are free";
+    return std::nullopt;
+  }
+  MlaDecodeRun run(const MlaDecodeProblem&, const MlaDecodeInputs&, const FaultSet&) override {
+    throw std::logic_error("not run in these tests");
+  }
+  KvGatherRun run(const KvGatherProblem&, const KvGatherInputs&, const FaultSet&) override {
+    throw std::logic_error("not run in these tests");
+  }
+  int device_index() const override { return 3; }
+  std::string device_pci_bus_id() const override { return "0000:c1:00.0"; }
+};
+
+// How each route builds its context (cli/run_command.cpp, cli/scenarios_command.cpp,
+// cli/mutate_command.cpp, cli/sensitivity_run.cpp, cli/bench_command.cpp, api/outcome_api.cpp).
+SettleContext built_in(CaseOrigin origin, const std::vector<scenarios::KnownBug>* bugs = nullptr) {
+  return {origin, BackendKind::built_in, true, bugs};
+}
+SettleContext external(CaseOrigin origin, const std::vector<scenarios::KnownBug>* bugs = nullptr) {
+  return {origin, BackendKind::external, true, bugs};
+}
+
+MlaDecodeProblem f32_problem() {
+  MlaDecodeProblem p;
+  p.name = "f32";
+  p.q_dtype = DType::f32;
+  p.kv_lens = {17};
+  return with_defaults(p);
+}
+
+TEST(Admission, TheRowNamesTheGpuByIndexAndBusId) {
+  RefusingBackend backend;
+  CaseResult row;
+  EXPECT_TRUE(admit_case(row, &backend, "", with_defaults(MlaDecodeProblem{})));
+  EXPECT_EQ(row.device, "Stand-in GPU (sm_00)");
+  EXPECT_EQ(row.device_index, 3);
+  EXPECT_EQ(row.device_pci_bus_id, "0000:c1:00.0");
+}
+
+TEST(RefusalPolicy, ACuratedCaseTheBackendRefusesFails) {
+  RefusingBackend backend;
+  CaseResult row = prepare_mla_case(f32_problem(), &backend, "").row;
+  ASSERT_EQ(row.state, ResultState::skipped);
+  settle_case(row, built_in(CaseOrigin::curated));
+  EXPECT_EQ(row.state, ResultState::failed);
+  EXPECT_EQ(row.reason, "the backend refuses a curated case (only generated cases may be skipped): q_dtype=f32: not taken");
+  // Settling twice changes nothing (run's supervisor side may see a row a second time on --resume).
+  const CaseResult once = row;
+  settle_case(row, built_in(CaseOrigin::curated));
+  EXPECT_EQ(row.state, once.state);
+  EXPECT_EQ(row.reason, once.reason);
+}
+
+TEST(RefusalPolicy, AnExternalBackendsRefusalOfACuratedCaseIsNotCheckedNeverAPass) {
+  RefusingBackend backend;
+  for (CaseOrigin origin : {CaseOrigin::curated, CaseOrigin::generated}) {
+    CaseResult row = prepare_mla_case(f32_problem(), &backend, "").row;
+    settle_case(row, external(origin));
+    EXPECT_EQ(row.state, ResultState::skipped) << to_string(origin);
+    EXPECT_EQ(row.reason, "q_dtype=f32: not taken");
+  }
+}
+
+TEST(RefusalPolicy, AGeneratedCaseTheBackendRefusesStaysSkipped) {
+  RefusingBackend backend;
+  CaseResult row = prepare_mla_case(f32_problem(), &backend, "").row;
+  settle_case(row, built_in(CaseOrigin::generated));
+  EXPECT_EQ(row.state, ResultState::skipped);
+  EXPECT_EQ(row.reason, "q_dtype=f32: not taken");
+}
+
+TEST(RefusalPolicy, NoBackendOnAMachineWithGpusIsAnErrorWithoutAnyGpuASkip) {
+  for (CaseOrigin origin : {CaseOrigin::curated, CaseOrigin::generated}) {
+    CaseResult row = prepare_mla_case(f32_problem(), nullptr, "GPU 0 cannot be used: out of memory").row;
+    CaseResult no_gpu = row;
+    settle_case(row, built_in(origin));
+    EXPECT_EQ(row.state, ResultState::errored);
+    EXPECT_EQ(row.reason, "the backend could not start on a GPU this machine has: GPU 0 cannot be used: out of memory");
+    settle_case(no_gpu, {origin, BackendKind::built_in, false, nullptr});
+    EXPECT_EQ(no_gpu.state, ResultState::skipped);
+  }
+}
+
+TEST(RefusalPolicy, ACaseTheGpuHasNoMemoryForStaysSkippedWhateverItsOrigin) {
+  RefusingBackend backend;
+  MlaDecodeProblem p;
+  p.name = "past4g";
+  p.kv_lens = {17};
+  p.block_size = 32;
+  p = with_defaults(p);
+  p.first_block = first_block_past_4gib(p);
+  p.num_blocks = 0;
+  p = with_defaults(p);
+  for (CaseOrigin origin : {CaseOrigin::curated, CaseOrigin::generated}) {
+    CaseResult row = prepare_mla_case(p, &backend, "").row;
+    ASSERT_EQ(row.state, ResultState::skipped);
+    EXPECT_TRUE(row.skipped_for_memory);
+    settle_case(row, built_in(origin));
+    EXPECT_EQ(row.state, ResultState::skipped) << to_string(origin);
+    EXPECT_EQ(row.reason,
+              "not enough memory on this machine: needs about 4200 MiB of device memory, 1000 MiB are free");
+  }
+  // The same shape below 4 GiB is admitted.
+  p.first_block = 0;
+  p.num_blocks = 0;
+  CaseResult row;
+  EXPECT_TRUE(admit_case(row, &backend, "", with_defaults(p)));
+}
+
+TEST(RefusalPolicy, RowsThatRanAreUntouched) {
+  CaseResult row;
+  row.state = ResultState::passed;
+  settle_case(row, built_in(CaseOrigin::curated));
+  EXPECT_EQ(row.state, ResultState::passed);
+}
+
+// A known-bug table written by the test: one entry for 17-token caches of mla_decode.
+const std::string kKnownBugs =
+    "id,reference,case,path,backend,platform,rank_heads,q_len,note\n"
+    "kv17,issue 1,mla_decode:kv=17,,,,,,a 17-token cache fails\n";
+
+CaseResult failed_row(const std::string& backend_name) {
+  CaseResult row;
+  row.id = "f32";
+  row.op = "mla_decode";
+  row.repro = to_repro(f32_problem());
+  row.backend = backend_name;
+  row.state = ResultState::failed;
+  row.reason = "O: 3 of 8 elements outside the bound";
+  return row;
+}
+
+TEST(KnownBugs, AMatchingFailureOfAnyBackendIsAKnownBugWithItsDataKept) {
+  const scenarios::TempTable table(kKnownBugs);
+  const std::vector<scenarios::KnownBug> bugs = load_known_bug_table(table.path());
+  for (const SettleContext& context : {built_in(CaseOrigin::curated, &bugs), external(CaseOrigin::generated, &bugs)}) {
+    CaseResult row = failed_row("stand-in");
+    settle_case(row, context);
+    EXPECT_EQ(row.state, ResultState::known_bug);
+    EXPECT_EQ(row.reason, "known bug kv17 (issue 1): O: 3 of 8 elements outside the bound");
+    settle_case(row, context);  // idempotent
+    EXPECT_EQ(row.reason, "known bug kv17 (issue 1): O: 3 of 8 elements outside the bound");
+  }
+}
+
+TEST(KnownBugs, ABuiltInRefusalOfACuratedCaseIsAFailureTheTableCanExcuse) {
+  const scenarios::TempTable table(kKnownBugs);
+  const std::vector<scenarios::KnownBug> bugs = load_known_bug_table(table.path());
+  RefusingBackend backend;
+  CaseResult row = prepare_mla_case(f32_problem(), &backend, "").row;
+  settle_case(row, built_in(CaseOrigin::curated, &bugs));
+  EXPECT_EQ(row.state, ResultState::known_bug);
+  EXPECT_EQ(row.reason,
+            "known bug kv17 (issue 1): the backend refuses a curated case (only generated cases may be skipped): "
+            "q_dtype=f32: not taken");
+}
+
+TEST(KnownBugs, AFaultedRowIsNeverExcused) {
+  const scenarios::TempTable table(kKnownBugs);
+  const std::vector<scenarios::KnownBug> bugs = load_known_bug_table(table.path());
+  CaseResult row = failed_row("hip");
+  row.faults = "tile-width-from-lk";
+  settle_case(row, built_in(CaseOrigin::curated, &bugs));
+  EXPECT_EQ(row.state, ResultState::failed);
+}
+
+TEST(KnownBugs, ALostCaseIsSettledLikeAnyOther) {
+  const scenarios::TempTable table(kKnownBugs);
+  const std::vector<scenarios::KnownBug> bugs = load_known_bug_table(table.path());
+  for (const std::string& reason : {process_died_reason("the worker process", "signal 11 (Segmentation fault)"),
+                                    watchdog_reason(120, "the worker"), device_lost_reason("illegal address")}) {
+    CaseResult row = failed_row("");  // the supervisor's row names no backend
+    row.state = ResultState::errored;
+    row.reason = reason;
+    CaseResult unmatched = row;
+    unmatched.repro = to_repro(with_defaults(MlaDecodeProblem{}));
+    settle_case(row, built_in(CaseOrigin::curated, &bugs));
+    EXPECT_EQ(row.state, ResultState::known_bug) << reason;
+    settle_case(unmatched, built_in(CaseOrigin::curated, &bugs));
+    EXPECT_EQ(unmatched.state, ResultState::errored) << reason;
+    EXPECT_EQ(unmatched.reason, reason);
+  }
+}
+
+TEST(KnownBugs, TheTableOptionIsTheShippedTableNoneOrAFile) {
+  EXPECT_TRUE(load_known_bug_table(std::string()).empty());
+  EXPECT_NO_THROW(load_known_bug_table(std::nullopt));  // the shipped table, from the source tree here
+  const scenarios::TempTable table(kKnownBugs);
+  EXPECT_EQ(load_known_bug_table(table.path()).size(), 1u);
+  EXPECT_THROW(load_known_bug_table(table.path() + ".missing"), std::invalid_argument);
+}
+
+// The generic driver and the registry: the op is read from the repro string's prefix alone.
+TEST(OpRegistry, ARegisteredOpRoundTripsThroughItsReproAndAnUnknownOneIsNamed) {
+  const CaseProblem mla = parse_case(to_repro(f32_problem()));
+  EXPECT_EQ(op_name(mla), "mla_decode");
+  EXPECT_EQ(case_name(mla), "f32");
+  EXPECT_EQ(to_repro(mla), to_repro(f32_problem()));
+  EXPECT_EQ(op_of_repro("kv_gather:name=g"), "kv_gather");
+  EXPECT_EQ(op_of_repro("kv_gatherx:name=g"), "");
+  try {
+    parse_case("conv2d:name=c");
+    FAIL() << "parsed";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("starts with none of mla_decode, kv_gather"), std::string::npos) << e.what();
+  }
+  CaseProblem renamed = mla;
+  rename_case(renamed, "other");
+  EXPECT_EQ(case_name(renamed), "other");
+  RefusingBackend backend;
+  const CaseResult row = run_case(mla, &backend, "");
+  EXPECT_EQ(row.op, "mla_decode");
+  EXPECT_EQ(row.state, ResultState::skipped);  // refused by supports(): never reaches run()
+  EXPECT_GT(case_work(mla), 0.0);
+}
+
+}  // namespace
+}  // namespace mlacheck
