@@ -9,8 +9,9 @@
 
 namespace mlacheck::api {
 
-CasePrefetcher::CasePrefetcher(std::vector<RunCase> cases, std::size_t lookahead, std::size_t threads)
-    : cases_(std::move(cases)), lookahead_(lookahead), slots_(cases_.size()) {
+CasePrefetcher::CasePrefetcher(std::vector<RunCase> cases, KnownBugTable known_bugs, std::size_t lookahead,
+                               std::size_t threads)
+    : cases_(std::move(cases)), known_bugs_(std::move(known_bugs)), lookahead_(lookahead), slots_(cases_.size()) {
   if (lookahead_ == 0) throw std::invalid_argument("lookahead must be at least 1");
   if (threads == 0) throw std::invalid_argument("threads must be at least 1");
   threads_.reserve(threads);
@@ -26,11 +27,12 @@ CasePrefetcher::~CasePrefetcher() {
   for (std::thread& t : threads_) t.join();
 }
 
-CasePrefetcher::Taken CasePrefetcher::prepare(const RunCase& run_case) {
+CasePrefetcher::Taken CasePrefetcher::prepare(const RunCase& run_case) const {
   Taken out;
   // One case of one entry: mlacheck_case_open is the one place a plan entry becomes a case.
   mlacheck_plan single;
   single.cases.push_back(run_case);
+  single.known_bugs = known_bugs_;  // settled with the plan's table, as a case the plan opens
   mlacheck_case* opened = nullptr;
   if (mlacheck_case_open(&single, 0, &opened) != MLACHECK_OK) {
     out.error = mlacheck_last_error();

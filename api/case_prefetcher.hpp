@@ -18,9 +18,10 @@ namespace mlacheck::api {
 
 class CasePrefetcher {
  public:
-  // `cases` are copies of the plan's entries: the prefetcher never reads the plan again, so a plan
-  // freed before the prefetcher cannot be read after its end.
-  CasePrefetcher(std::vector<RunCase> cases, std::size_t lookahead, std::size_t threads);
+  // `cases` are copies of the plan's entries and `known_bugs` a share of its known-bug table (each
+  // case is settled with it, as one the plan opens): the prefetcher never reads the plan again, so
+  // a plan freed before the prefetcher cannot be read after its end.
+  CasePrefetcher(std::vector<RunCase> cases, KnownBugTable known_bugs, std::size_t lookahead, std::size_t threads);
   // Cancels: no case is claimed any more, the preparations under way finish (an oracle is not
   // interruptible) and the threads are joined; cases not taken are freed.
   ~CasePrefetcher();
@@ -47,9 +48,10 @@ class CasePrefetcher {
     Taken taken;
   };
   void work();
-  static Taken prepare(const RunCase& run_case);
+  Taken prepare(const RunCase& run_case) const;
 
   std::vector<RunCase> cases_;
+  KnownBugTable known_bugs_;
   std::size_t lookahead_;
   std::vector<Slot> slots_;
   std::mutex mutex_;
@@ -64,8 +66,9 @@ class CasePrefetcher {
 
 // The handle of harness_api.h's mlacheck_prefetch_* functions.
 struct mlacheck_prefetch {
-  mlacheck_prefetch(std::vector<mlacheck::RunCase> cases, std::size_t lookahead, std::size_t threads)
-      : prefetcher(std::move(cases), lookahead, threads) {}
+  mlacheck_prefetch(std::vector<mlacheck::RunCase> cases, KnownBugTable known_bugs, std::size_t lookahead,
+                    std::size_t threads)
+      : prefetcher(std::move(cases), std::move(known_bugs), lookahead, threads) {}
   mlacheck::api::CasePrefetcher prefetcher;
   std::string last_error;  // the error next() handed out last, kept alive for the caller
 };

@@ -42,7 +42,7 @@ mlacheck_status mlacheck_prefetch_open(const mlacheck_plan* plan, const int64_t*
     }
     const auto cores = static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()));
     const int32_t workers = std::min(threads == 0 ? cores : threads, lookahead);
-    *out = std::make_unique<mlacheck_prefetch>(std::move(cases), static_cast<std::size_t>(lookahead),
+    *out = std::make_unique<mlacheck_prefetch>(std::move(cases), plan->known_bugs, static_cast<std::size_t>(lookahead),
                                                static_cast<std::size_t>(workers))
                .release();
   });

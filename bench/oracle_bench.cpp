@@ -43,7 +43,7 @@ struct Row {
   double ms, gflops, dgemm_gflops, plain_gflops;
 };
 
-Row measure(const std::string& name, int q_len, PRounding rounding, int runs) {
+Row measure(const std::string& name, int q_len, PRoundingPoint rounding, int runs) {
   const MlaDecodeProblem p = deepseek_v3_problem(q_len, 8, 128);
   const MlaDecodeInputs in = make_inputs(p);
   DgemmYardstick dgemm(p, 1);
@@ -115,10 +115,10 @@ int main(int argc, char** argv) {
   if (statistics_only) return 0;
 
   std::vector<Row> rows;
-  rows.push_back(measure("dsv3 q_len=1", 1, PRounding::none, runs));
-  rows.push_back(measure("dsv3 q_len=4", 4, PRounding::none, runs));
-  rows.push_back(measure("dsv3 q_len=1 P rounded", 1, PRounding::to_q_dtype, runs));
-  rows.push_back(measure("dsv3 q_len=4 P rounded", 4, PRounding::to_q_dtype, runs));
+  rows.push_back(measure("dsv3 q_len=1", 1, PRoundingPoint::kept_f32, runs));
+  rows.push_back(measure("dsv3 q_len=4", 4, PRoundingPoint::kept_f32, runs));
+  rows.push_back(measure("dsv3 q_len=1 P rounded", 1, PRoundingPoint::to_q_dtype, runs));
+  rows.push_back(measure("dsv3 q_len=4 P rounded", 4, PRoundingPoint::to_q_dtype, runs));
 
   if (csv) {
     std::puts("");

@@ -139,7 +139,7 @@ OracleRate measure_oracle_rate(const MlaDecodeProblem& p, int threads, int runs,
   DgemmYardstick dgemm(deepseek_v3_problem(1, 2, 128), threads);
   MlaErrorScales scales;
   const auto [oracle_s, dgemm_s] = median_seconds_alternating(
-      runs, [&] { mla_decode_reference(p, in, PRounding::none, &scales, threads, buckets); }, [&] { dgemm.run(); });
+      runs, [&] { mla_decode_reference(p, in, PRoundingPoint::kept_f32, &scales, threads, buckets); }, [&] { dgemm.run(); });
   OracleRate r;
   r.name = p.name;
   r.threads = threads;

@@ -44,7 +44,7 @@ void prepare_mla_oracle(PreparedMlaCase& c, PBucketKinds buckets, int oracle_thr
     }
     if (c.inputs.q.empty()) c.inputs = make_inputs(c.problem);
     const Stopwatch ref_clock;
-    c.expected = mla_decode_reference(c.problem, c.inputs, PRounding::none, &c.scales, oracle_threads, buckets);
+    c.expected = mla_decode_reference(c.problem, c.inputs, PRoundingPoint::kept_f32, &c.scales, oracle_threads, buckets);
     c.row.reference_ms = ref_clock.ms();
     c.ready_for_device = true;
   } catch (const std::exception& e) {

@@ -28,7 +28,7 @@ struct PreparedMlaCase {
   MlaDecodeProblem problem;
   CaseResult row;                     // already final when SKIPPED (no backend, unsupported shape)
   MlaDecodeInputs inputs;             // empty when the row is final
-  MlaDecodeOutputs<double> expected;  // the exact oracle (PRounding::none)
+  MlaDecodeOutputs<double> expected;  // the exact oracle (PRoundingPoint::kept_f32)
   MlaErrorScales scales;              // what the oracle measured, for the tight tolerance
   // A decode sequence (steps > 1): each step's inputs and oracle, in place of the four above.
   std::vector<PreparedSequenceStep> steps;

@@ -23,7 +23,7 @@ std::vector<PreparedSequenceStep> prepare_sequence_steps(const MlaDecodeProblem&
     s.problem = host.problem();
     s.inputs = host.inputs();
     s.written_slots = host.written_slots();
-    s.expected = mla_decode_reference(s.problem, s.inputs, PRounding::none, &s.scales);
+    s.expected = mla_decode_reference(s.problem, s.inputs, PRoundingPoint::kept_f32, &s.scales);
   }
   return steps;
 }

@@ -19,7 +19,7 @@ struct PreparedSequenceStep {
   MlaDecodeProblem problem;  // sequence_step(seq, k)
   MlaDecodeInputs inputs;    // q of the step, the pool as written so far, the step's block table
   std::vector<std::int64_t> written_slots;
-  MlaDecodeOutputs<double> expected;  // the exact oracle (PRounding::none)
+  MlaDecodeOutputs<double> expected;  // the exact oracle (PRoundingPoint::kept_f32)
   MlaErrorScales scales;
 };
 

@@ -39,12 +39,12 @@ CaseResult run_oracle_self_check(const MlaDecodeProblem& p) {
   row.path = "oracle";
   try {
     const MlaDecodeInputs in = make_inputs(p);
-    for (PRounding mode : {PRounding::none, PRounding::to_q_dtype}) {
+    for (PRoundingPoint mode : {PRoundingPoint::kept_f32, PRoundingPoint::to_q_dtype}) {
       const Stopwatch ref_clock;
       const auto eigen = mla_decode_reference(p, in, mode);
       row.reference_ms += ref_clock.ms();
       const auto plain = mla_decode_plain(p, in, mode);
-      const std::string suffix = mode == PRounding::none ? "" : " (P rounded)";
+      const std::string suffix = mode == PRoundingPoint::kept_f32 ? "" : " (P rounded)";
       const Tolerance to = self_check_tolerance(plain.o);
       const Tolerance tl = self_check_tolerance(plain.lse);
       row.tensors.push_back({"O" + suffix, compare(plain.o, eigen.o, to), to});

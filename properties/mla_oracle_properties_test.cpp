@@ -41,8 +41,8 @@ RC_GTEST_PROP(MlaOracle, RoundedPMatchesPlainLoops, (MlaDecodeProblem p)) {
   p.scale = std::ldexp(1.0, -*rc::gen::inRange(2, 7));
   if (is_fp8(p.kv_dtype)) p.kv_scale = std::ldexp(1.0f, *rc::gen::inRange(-3, 2));
   const MlaDecodeInputs in = make_inputs(p);
-  const auto eigen = mla_decode_reference(p, in, PRounding::to_q_dtype);
-  const auto plain = mla_decode_plain(p, in, PRounding::to_q_dtype);
+  const auto eigen = mla_decode_reference(p, in, PRoundingPoint::to_q_dtype);
+  const auto plain = mla_decode_plain(p, in, PRoundingPoint::to_q_dtype);
   RC_ASSERT(max_norm_relative_error(eigen.o, plain.o) <= kOracleAgreement);
   RC_ASSERT(max_norm_relative_error(eigen.lse, plain.lse, 1.0) <= kOracleAgreement);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -11,8 +12,9 @@
 
 namespace mlacheck {
 
-MlaDecodeOutputs<double> mla_decode_plain(const MlaDecodeProblem& p, const MlaDecodeInputs& in, PRounding rounding) {
+MlaDecodeOutputs<double> mla_decode_plain(const MlaDecodeProblem& p, const MlaDecodeInputs& in, PRoundingPoint rounding) {
   check_mla_inputs(p, in);
+  const std::optional<DType> p_dtype = oracle_p_dtype(p, rounding);
   const int h = heads(p);
   const int width = lk(p);
   const int lv = p.kv_lora_rank;
@@ -65,7 +67,7 @@ MlaDecodeOutputs<double> mla_decode_plain(const MlaDecodeProblem& p, const MlaDe
         for (int pos = 0; pos < visible; ++pos) {
           const long double e = std::exp(score[uz(pos)] - max_score);
           sum += e;
-          weight[uz(pos)] = rounding == PRounding::to_q_dtype ? round_to(p.q_dtype, static_cast<float>(e)) : e;
+          weight[uz(pos)] = p_dtype ? round_to(*p_dtype, static_cast<float>(e)) : e;
         }
         for (int c = 0; c < lv; ++c) {
           long double acc = 0;

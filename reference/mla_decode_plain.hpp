@@ -11,6 +11,6 @@
 namespace mlacheck {
 
 MlaDecodeOutputs<double> mla_decode_plain(const MlaDecodeProblem& p, const MlaDecodeInputs& in,
-                                          PRounding rounding = PRounding::none);
+                                          PRoundingPoint rounding = PRoundingPoint::kept_f32);
 
 }  // namespace mlacheck

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -36,7 +37,7 @@ void gather_latents(const MlaDecodeProblem& p, const MlaDecodeInputs& in, std::s
   }
 }
 
-// A kernel's float -> input-dtype conversion of its P tile (see PRounding::to_q_dtype).
+// A kernel's float -> input-dtype conversion of its P tile (see PRoundingPoint::to_q_dtype).
 template <class Block>
 void round_like_kernel_p(Block&& e, DType t) {
   for (Eigen::Index r = 0; r < e.rows(); ++r) {
@@ -89,10 +90,22 @@ struct RequestWorkspace {
 
 }  // namespace
 
-MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const MlaDecodeInputs& in, PRounding rounding,
+std::optional<DType> oracle_p_dtype(const MlaDecodeProblem& p, PRoundingPoint rounding) {
+  if (rounding == PRoundingPoint::kept_f32) return std::nullopt;
+  const ResolvedPRounding resolved = resolve_p_rounding(p, rounding);
+  if (resolved.split) {
+    throw std::invalid_argument("the oracle rounds P to one dtype; " + resolved.describe +
+                                " splits it, and is judged against the oracle with P kept");
+  }
+  if (!resolved.rounded) return std::nullopt;
+  return resolved.dtype;
+}
+
+MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const MlaDecodeInputs& in, PRoundingPoint rounding,
                                               MlaErrorScales* scales, int threads, PBucketKinds buckets) {
   if (scales != nullptr) *scales = MlaErrorScales{};
   check_mla_inputs(p, in);
+  const std::optional<DType> p_dtype = oracle_p_dtype(p, rounding);
   const PageIndices pages = expand_page_indices(p, in);
   const int h = heads(p);
   const int width = lk(p);
@@ -151,7 +164,7 @@ MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const M
       seen.array().colwise() -= m.array();
       seen = seen.array().exp();
       row_sum.segment(t * h, h) = seen.rowwise().sum();
-      if (rounding == PRounding::to_q_dtype) round_like_kernel_p(seen, p.q_dtype);
+      if (p_dtype) round_like_kernel_p(seen, *p_dtype);
       s.block(t * h, visible, h, kv - visible).setZero();  // masked: contributes nothing to E V
     }
 

@@ -8,25 +8,26 @@
 //   aligned bottom-right); m = rowmax(S), E = exp(S - m), l = rowsum(E);
 //   O = (E V) / l with V the first Lv columns of K;  LSE = m + ln(l).
 #include <cstdint>
+#include <optional>
 
 #include "core/mla_inputs.hpp"
 #include "core/mla_problem.hpp"
+#include "core/rounding_points.hpp"
 #include "core/tolerance.hpp"
 #include "reference/p_bucket_kinds.hpp"
 
 namespace mlacheck {
 
-// Where the oracle rounds.
-enum class PRounding : std::uint8_t {
-  // Nowhere: double throughout, the mathematically intended result.
-  none,
-  // Where a kernel rounds before its second matrix product: each E element (the unnormalised
-  // probability exp(s - m), relative to the row max) is rounded to float and then to q_dtype
-  // before E V, as a kernel converts its float P tile to the input dtype to feed the PV MMA.
-  // The normaliser l is the sum of the unrounded E (a kernel sums its float P before
-  // converting), O is divided by it in double, and LSE is unchanged.
-  to_q_dtype,
-};
+// Where the oracle rounds P is a declared rounding point (core/rounding_points.hpp), the one enum
+// for it: a point that keeps P (kept_f32) leaves it in double, the mathematically intended result;
+// a point that rounds P to one dtype (to_bf16, to_f16, to_q_dtype, to_mma_input where that is no
+// hi + lo split, and undeclared, read as q_dtype) rounds each E element (the unnormalised
+// probability exp(s - m), relative to the row max) to float and then to that dtype before E V, as
+// a kernel converts its float P tile to feed the PV MMA. The normaliser l is the sum of the
+// unrounded E (a kernel sums its float P before converting), O is divided by it in double, and LSE
+// is unchanged. A split point (P = hi + lo) has no single rounding to model: std::invalid_argument.
+// The dtype P is rounded to, or nullopt when it is kept.
+std::optional<DType> oracle_p_dtype(const MlaDecodeProblem& p, PRoundingPoint rounding);
 
 // O [total_q_tokens, heads, Lv] and LSE [total_q_tokens, heads] of this rank's heads.
 // Throws std::invalid_argument when the inputs' sizes do not match the problem.
@@ -37,10 +38,10 @@ enum class PRounding : std::uint8_t {
 // `buckets`: the dtypes whose rounding-bucket statistics (scales->p_bucketed) are measured, both
 // unless the caller knows the point it is judged against (reference/p_bucket_kinds.hpp).
 MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const MlaDecodeInputs& in,
-                                              PRounding rounding = PRounding::none, MlaErrorScales* scales = nullptr,
+                                              PRoundingPoint rounding = PRoundingPoint::kept_f32, MlaErrorScales* scales = nullptr,
                                               int threads = 1, PBucketKinds buckets = {});
 
-// The kernel-faithful oracle: `exact` (this oracle's PRounding::none outputs) with the rounding
+// The kernel-faithful oracle: `exact` (this oracle's outputs with P kept) with the rounding
 // points a backend declared applied where the tight rule judges against them: O rounded to
 // o_dtype when tol.oracle_o_rounded. q and cache codes are exact already; P is rounded by a kernel
 // against a running max the oracle cannot know (it depends on the kernel's tiles and splits), so

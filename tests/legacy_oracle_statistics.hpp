@@ -40,7 +40,7 @@ void gather_latents(const MlaDecodeProblem& p, const MlaDecodeInputs& in, std::s
   }
 }
 
-// A kernel's float -> input-dtype conversion of its P tile (see PRounding::to_q_dtype).
+// A kernel's float -> input-dtype conversion of its P tile (see PRoundingPoint::to_q_dtype).
 template <class Block>
 void round_like_kernel_p(Block&& e, DType t) {
   for (Eigen::Index r = 0; r < e.rows(); ++r) {
@@ -225,7 +225,7 @@ void add_error_scales(const MlaDecodeProblem& p, const MatrixRM& q, const Matrix
 
 }  // namespace
 
-inline MlaDecodeOutputs<double> legacy_mla_decode_reference(const MlaDecodeProblem& p, const MlaDecodeInputs& in, PRounding rounding,
+inline MlaDecodeOutputs<double> legacy_mla_decode_reference(const MlaDecodeProblem& p, const MlaDecodeInputs& in, PRoundingPoint rounding,
                                               MlaErrorScales* scales) {
   if (scales != nullptr) *scales = MlaErrorScales{};
   check_mla_inputs(p, in);
@@ -272,7 +272,7 @@ inline MlaDecodeOutputs<double> legacy_mla_decode_reference(const MlaDecodeProbl
       seen.array().colwise() -= m.array();
       seen = seen.array().exp();
       row_sum.segment(t * h, h) = seen.rowwise().sum();
-      if (rounding == PRounding::to_q_dtype) round_like_kernel_p(seen, p.q_dtype);
+      if (rounding == PRoundingPoint::to_q_dtype) round_like_kernel_p(seen, p.q_dtype);
       s.block(t * h, visible, h, kv - visible).setZero();  // masked: contributes nothing to E V
     }
 

@@ -168,8 +168,8 @@ TEST(OracleStatistics, EqualTheImplementationTheyReplaced) {
   for (const MlaDecodeProblem& p : fixed_problems()) {
     const MlaDecodeInputs in = make_inputs(p);
     MlaErrorScales now, before;
-    const MlaDecodeOutputs<double> out = mla_decode_reference(p, in, PRounding::none, &now);
-    const MlaDecodeOutputs<double> legacy = legacy_twin::legacy_mla_decode_reference(p, in, PRounding::none, &before);
+    const MlaDecodeOutputs<double> out = mla_decode_reference(p, in, PRoundingPoint::kept_f32, &now);
+    const MlaDecodeOutputs<double> legacy = legacy_twin::legacy_mla_decode_reference(p, in, PRoundingPoint::kept_f32, &before);
     EXPECT_EQ(out.o, legacy.o) << p.name;
     EXPECT_EQ(out.lse, legacy.lse) << p.name;
     const auto a = fields(now);
@@ -210,10 +210,10 @@ TEST(OracleStatistics, AreBitIdenticalForEveryThreadCount) {
   for (const MlaDecodeProblem& p : problems) {
     const MlaDecodeInputs in = make_inputs(p);
     MlaErrorScales single;
-    const MlaDecodeOutputs<double> base = mla_decode_reference(p, in, PRounding::none, &single, 1);
+    const MlaDecodeOutputs<double> base = mla_decode_reference(p, in, PRoundingPoint::kept_f32, &single, 1);
     for (int threads : {2, 3, 8}) {
       MlaErrorScales many;
-      const MlaDecodeOutputs<double> out = mla_decode_reference(p, in, PRounding::none, &many, threads);
+      const MlaDecodeOutputs<double> out = mla_decode_reference(p, in, PRoundingPoint::kept_f32, &many, threads);
       EXPECT_EQ(0, std::memcmp(out.o.data(), base.o.data(), out.o.size() * sizeof(double)))
           << p.name << ", " << threads << " threads";
       EXPECT_EQ(0, std::memcmp(out.lse.data(), base.lse.data(), out.lse.size() * sizeof(double)))
@@ -225,8 +225,8 @@ TEST(OracleStatistics, AreBitIdenticalForEveryThreadCount) {
 
 TEST(OracleStatistics, MergingAddsSumsAndKeepsMaxima) {
   MlaErrorScales a, b;
-  mla_decode_reference(fixed_problems()[0], make_inputs(fixed_problems()[0]), PRounding::none, &a);
-  mla_decode_reference(fixed_problems()[2], make_inputs(fixed_problems()[2]), PRounding::none, &b);
+  mla_decode_reference(fixed_problems()[0], make_inputs(fixed_problems()[0]), PRoundingPoint::kept_f32, &a);
+  mla_decode_reference(fixed_problems()[2], make_inputs(fixed_problems()[2]), PRoundingPoint::kept_f32, &b);
   MlaErrorScales merged;
   merge_error_scales(merged, a);
   EXPECT_TRUE(bit_identical(merged, a));
@@ -253,13 +253,13 @@ TEST(OracleStatistics, JudgedBucketsAloneGiveTheSameBounds) {
       p = with_defaults(p);
       const MlaDecodeInputs in = make_inputs(p);
       MlaErrorScales both;
-      const MlaDecodeOutputs<double> full = mla_decode_reference(p, in, PRounding::none, &both);
+      const MlaDecodeOutputs<double> full = mla_decode_reference(p, in, PRoundingPoint::kept_f32, &both);
       for (const PRoundingPoint point : points) {
         const PBucketKinds kinds = p_buckets_judged(p, point);
         EXPECT_FALSE(kinds.bf16 && kinds.f16);
         (kinds.bf16 || kinds.f16 ? measured_one : measured_none)++;
         MlaErrorScales judged;
-        const MlaDecodeOutputs<double> out = mla_decode_reference(p, in, PRounding::none, &judged, 1, kinds);
+        const MlaDecodeOutputs<double> out = mla_decode_reference(p, in, PRoundingPoint::kept_f32, &judged, 1, kinds);
         EXPECT_EQ(out.o, full.o);
         const std::string what = p.name + " q " + std::string(to_string(q)) + " kv " + std::string(to_string(kv)) +
                                  ", " + std::string(to_string(point));

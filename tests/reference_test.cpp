@@ -138,8 +138,26 @@ TEST(MlaDecodeOracles, RoundPToTheQueryDtypeBeforePV) {
   const TwoTokenCase c = two_token_case();  // q_dtype bf16
   const double rounded = round_to(DType::bf16, static_cast<float>(std::exp(-1.0)));
   ASSERT_NE(rounded, std::exp(-1.0));
-  expect_two_token_answer(mla_decode_reference(c.p, c.in, PRounding::to_q_dtype), rounded);
-  expect_two_token_answer(mla_decode_plain(c.p, c.in, PRounding::to_q_dtype), rounded);
+  expect_two_token_answer(mla_decode_reference(c.p, c.in, PRoundingPoint::to_q_dtype), rounded);
+  expect_two_token_answer(mla_decode_plain(c.p, c.in, PRoundingPoint::to_q_dtype), rounded);
+}
+
+// The oracle takes the one rounding-point enum: every point that rounds P to one dtype is modelled,
+// P kept stays exact, and a hi + lo split, which no single rounding models, is refused.
+TEST(MlaDecodeOracles, RoundPWhereTheDeclaredPointRoundsIt) {
+  const TwoTokenCase c = two_token_case();  // q_dtype bf16
+  const double to_f16 = round_to(DType::f16, static_cast<float>(std::exp(-1.0)));
+  const double to_bf16 = round_to(DType::bf16, static_cast<float>(std::exp(-1.0)));
+  ASSERT_NE(to_f16, to_bf16);
+  expect_two_token_answer(mla_decode_reference(c.p, c.in, PRoundingPoint::to_f16), to_f16);
+  expect_two_token_answer(mla_decode_plain(c.p, c.in, PRoundingPoint::to_f16), to_f16);
+  expect_two_token_answer(mla_decode_reference(c.p, c.in, PRoundingPoint::undeclared), to_bf16);
+  expect_two_token_answer(mla_decode_reference(c.p, c.in, PRoundingPoint::kept_f32), std::exp(-1.0));
+  EXPECT_EQ(oracle_p_dtype(c.p, PRoundingPoint::kept_f32), std::nullopt);
+  EXPECT_EQ(oracle_p_dtype(c.p, PRoundingPoint::to_mma_input), DType::bf16);  // bf16 q and cache: S = bf16
+  MlaDecodeProblem split = c.p;
+  split.kv_dtype = DType::f16;  // bf16 q against an f16 cache: P = hi + lo in f16
+  EXPECT_THROW((void)oracle_p_dtype(split, PRoundingPoint::to_mma_input), std::invalid_argument);
 }
 
 // fp8 queries (issue 16): q = q_scale * code, so codes 4 with q_scale 1/4 are the case's q of 1.

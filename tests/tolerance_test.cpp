@@ -259,7 +259,7 @@ TEST(MlaTolerance, SystematicMistakesFail) {
 
 MlaErrorScales scales_of(const MlaDecodeProblem& p) {
   MlaErrorScales sc;
-  mla_decode_reference(p, make_inputs(p), PRounding::none, &sc);
+  mla_decode_reference(p, make_inputs(p), PRoundingPoint::kept_f32, &sc);
   return sc;
 }
 
@@ -398,7 +398,7 @@ TEST(MlaTolerance, PaddedRequestsLeaveEveryBoundFinite) {
         "kv_dtype=f16;o_dtype=f16;splits=1;seed=1700058042;profile=extreme"}) {
     const MlaDecodeProblem p = parse_mla_decode(repro);
     MlaErrorScales scales;
-    mla_decode_reference(p, make_inputs(p), PRounding::none, &scales);
+    mla_decode_reference(p, make_inputs(p), PRoundingPoint::kept_f32, &scales);
     for (PRoundingPoint point : {PRoundingPoint::undeclared, PRoundingPoint::kept_f32, PRoundingPoint::to_q_dtype,
                                  PRoundingPoint::to_mma_input}) {
       const MlaTolerances t = mla_decode_tolerance(p, scales, point);
@@ -425,7 +425,7 @@ TEST(TightMlaTolerance, OutputsCrowdedAtRoundingBoundariesAreChargedTheirFlips) 
       "kv_dtype=bf16;o_dtype=bf16;fill=random;seed=3");
   const MlaDecodeInputs in = make_inputs(p);
   MlaErrorScales sc;
-  const MlaDecodeOutputs<double> exact = mla_decode_reference(p, in, PRounding::none, &sc);
+  const MlaDecodeOutputs<double> exact = mla_decode_reference(p, in, PRoundingPoint::kept_f32, &sc);
   EXPECT_GT(sc.o_near_boundary_sq[2], 0.1 * sc.o_ulp_sq);  // uniform placement: 2^-11 of it
   KernelModelConfig config;
   config.p_rounding = PRoundingPoint::kept_f32;
@@ -440,7 +440,7 @@ TEST(TightMlaTolerance, OutputsCrowdedAtRoundingBoundariesAreChargedTheirFlips) 
       "mla_decode:name=x;heads=16;lv=16;rope=0;kv=2*16;q=1*16;bs=16;q_dtype=bf16;kv_dtype=bf16;"
       "o_dtype=bf16;fill=random;seed=3");
   MlaErrorScales spread_sc;
-  mla_decode_reference(spread, make_inputs(spread), PRounding::none, &spread_sc);
+  mla_decode_reference(spread, make_inputs(spread), PRoundingPoint::kept_f32, &spread_sc);
   const MlaTolerances spread_tol = mla_decode_tolerance(spread, spread_sc, PRoundingPoint::kept_f32);
   EXPECT_TRUE(spread_tol.oracle_o_rounded) << spread_tol.o.rule;
   MlaErrorScales uncrowded = spread_sc;

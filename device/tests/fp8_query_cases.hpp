@@ -81,7 +81,7 @@ inline MlaDecodeProblem ignoring_q_scale(MlaDecodeProblem p) {
 inline testing::AssertionResult matches_oracle_as_declared(const MlaDecodeProblem& p, const MlaDecodeInputs& in,
                                                            const std::vector<float>& o, const std::vector<float>& lse) {
   MlaErrorScales scales;
-  const MlaDecodeOutputs<double> exact = mla_decode_reference(p, in, PRounding::none, &scales);
+  const MlaDecodeOutputs<double> exact = mla_decode_reference(p, in, PRoundingPoint::kept_f32, &scales);
   const MlaTolerances tol = mla_decode_tolerance(p, scales, PRoundingPoint::to_mma_input);
   const std::vector<double> want_o = tol.oracle_o_rounded ? faithful_oracle(p, tol, {exact.o, {}}).o : exact.o;
   const CompareStats os = compare(want_o, o, tol.o);

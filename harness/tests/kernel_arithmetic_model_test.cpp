@@ -53,7 +53,7 @@ struct Oracle {
 
 Oracle oracle(const MlaDecodeProblem& p, const MlaDecodeInputs& in) {
   Oracle o;
-  o.exact = mla_decode_reference(p, in, PRounding::none, &o.scales);
+  o.exact = mla_decode_reference(p, in, PRoundingPoint::kept_f32, &o.scales);
   return o;
 }
 
