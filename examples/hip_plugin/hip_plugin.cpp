@@ -17,14 +17,17 @@
 // instance keeps until its next run or close.
 #include <cstdio>
 #include <exception>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "device/backend/decode_intermediates.hpp"
 #include "device/backend/mla_decode_pipeline.hpp"
 #include "device/backend/staged_mla_tensors.hpp"
+#include "device/faults.hpp"
 #include "device/platform/device_info.hpp"
 #include "device/staging/abi_problem.hpp"
 #include "mlacheck/backend_abi.h"
@@ -38,6 +41,7 @@ namespace {
 
 struct Instance {
   int device = 0;
+  FaultSet seeded;  // $MLACHECK_HIP_PLUGIN_FAULTS: a defect put back on purpose (seeded_faults)
   DeviceInfo info;
   std::string reason;  // supports()'s last answer: valid until the next call, as the ABI asks
   std::unique_ptr<WorkspaceIntermediates> last_run;  // the host side of the last run's uploads
@@ -48,10 +52,31 @@ void write_error(char* error, std::size_t size, const std::string& message) {
   std::snprintf(error, size, "%s", message.c_str());
 }
 
+// A plugin with a known defect, for proving that the scenario rows catch it in a kernel reached
+// through the ABI as they do in the built-in backend: $MLACHECK_HIP_PLUGIN_FAULTS lists fault
+// names (device/faults.hpp, comma-separated, e.g. cache-offset-32bit for UPSTREAM R4) that every
+// run of this instance carries. An unknown name fails open() naming it.
+FaultSet seeded_faults() {
+  FaultSet faults;
+  const char* env = std::getenv("MLACHECK_HIP_PLUGIN_FAULTS");
+  std::string_view rest = env == nullptr ? "" : env;
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view name = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? "" : rest.substr(comma + 1);
+    if (name.empty()) continue;
+    const std::optional<Fault> f = parse_fault(name);
+    if (!f) throw std::invalid_argument("MLACHECK_HIP_PLUGIN_FAULTS: unknown fault '" + std::string(name) + "'");
+    faults.on(*f);
+  }
+  return faults;
+}
+
 void* open_instance(std::int32_t device_index, char* error, std::size_t error_size) {
   try {
-    select_device(device_index);
     auto instance = std::make_unique<Instance>();
+    instance->seeded = seeded_faults();
+    select_device(device_index);
     instance->device = device_index;
     instance->info = device_info(device_index);
     return instance.release();
@@ -95,7 +120,7 @@ std::int32_t run_problem(void* instance, const mlacheck_mla_problem* problem, co
     }
     const StagedMlaTensors staged = staged_tensors(*tensors, p);
     auto scratch = std::make_unique<WorkspaceIntermediates>(tensors->workspace, tensors->workspace_bytes, stream);
-    run_hip_decode_on(p, staged, *scratch, self.info, stream, {}, DeviceTiming::none);
+    run_hip_decode_on(p, staged, *scratch, self.info, stream, self.seeded, DeviceTiming::none);
     self.last_run = std::move(scratch);
     return 0;
   } catch (const std::exception& e) {
