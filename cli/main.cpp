@@ -12,7 +12,6 @@
 #include "cli/mutate_command.hpp"
 #include "cli/run_command.hpp"
 #include "cli/scenarios_command.hpp"
-#include "cli/worker_command.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"mlacheck: verifies MLA decode backends against a CPU oracle"};
@@ -36,8 +35,6 @@ int main(int argc, char** argv) {
   mlacheck::cli::add_mutate_command(app, mutate_options);
   mlacheck::cli::BenchOptions bench_options;
   mlacheck::cli::add_bench_command(app, bench_options);
-  mlacheck::cli::WorkerOptions worker_options;
-  mlacheck::cli::add_worker_command(app, worker_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -52,7 +49,6 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("scenarios")) return mlacheck::cli::run_scenarios(scenarios_options);
     if (app.got_subcommand("mutate")) return mlacheck::cli::run_mutate(mutate_options);
     if (app.got_subcommand("bench")) return mlacheck::cli::run_bench(bench_options);
-    if (app.got_subcommand("worker")) return mlacheck::cli::run_worker(worker_options);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mlacheck: error: %s\n", e.what());
     return mlacheck::cli::kExitUsage;

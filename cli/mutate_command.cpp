@@ -8,7 +8,7 @@
 #include "cli/device_preflight.hpp"
 #include "cli/exit_status.hpp"
 #include "cli/fault_search.hpp"
-#include "cli/isolated_case.hpp"
+#include "cli/isolated_cases.hpp"
 #include "plan/run_plan.hpp"
 
 namespace mlacheck::cli {
@@ -71,7 +71,7 @@ int run_mutate(const MutateOptions& options) {
               options.max_cases);
   const CaseRunner run = [&](const SweepCase& c, const FaultSet& f) {
     const std::string repro = std::visit([](const auto& p) { return to_repro(p); }, c);
-    return run_case_in_child(c, f, options.device, case_timeout_s(repro, options.timeout_base_s));
+    return run_case_isolated(c, f, options.device, case_timeout_s(repro, options.timeout_base_s));
   };
   std::printf("%-32s %-7s %6s %8s  %s\n", "fault", "caught", "cases", "shrinks", "counterexample");
   int exit_status = kExitOk;

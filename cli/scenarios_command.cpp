@@ -9,7 +9,7 @@
 #include "cli/backend_description.hpp"
 #include "cli/device_preflight.hpp"
 #include "cli/exit_status.hpp"
-#include "cli/isolated_case.hpp"
+#include "cli/isolated_cases.hpp"
 #include "cli/kill_matrix_table.hpp"
 #include "cli/result_table.hpp"
 #include "cli/sensitivity_section.hpp"
@@ -83,7 +83,8 @@ void add_scenarios_command(CLI::App& app, ScenariosOptions& options) {
       ->needs(sensitivity);
   cmd->add_option("--fault", options.faults, "Sensitivity: only this precision fault (repeatable)")->needs(sensitivity);
   cmd->add_option("--jobs", options.jobs,
-                  "Sensitivity: seeds run at once, each in a process of its own (default: half the cores)")
+                  "Sensitivity: processes at once on the GPU, each with a share of the cases "
+                  "(default: half the cores, at most one per seed)")
       ->check(CLI::PositiveNumber)
       ->needs(sensitivity);
   cmd->add_option("--out", options.out_dir,
@@ -145,7 +146,7 @@ int run_scenarios(const ScenariosOptions& options) {
   // Each case in a process of its own where there is a device: a fault may lose it or hang.
   const scenarios::ScenarioRunner run = [&](const scenarios::Scenario& s, const FaultSet& f) {
     if (!available) return scenarios::run_scenario(s, nullptr, devices.no_gpu_reason, f);
-    return run_case_in_child(s.problem, f, device, case_timeout_s(repro_of(s), options.timeout_base_s),
+    return run_case_isolated(s.problem, f, device, case_timeout_s(repro_of(s), options.timeout_base_s),
                              options.backend);
   };
   const scenarios::KillMatrix m = scenarios::run_kill_matrix(table, run, known, on_row, faults);
