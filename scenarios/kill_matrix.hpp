@@ -41,7 +41,7 @@ struct KillMatrix {
 };
 
 // Runs one scenario with a set of faults: run_scenario on some backend, in this process or, where
-// a fault may lose the device, in a process of its own (cli/isolated_case.hpp).
+// a fault may lose the device, in a process of its own (cli/isolated_cases.hpp).
 using ScenarioRunner = std::function<CaseResult(const Scenario&, const FaultSet&)>;
 
 // Runs every scenario clean and with each fault of `faults` (the columns) through `run`; on_row sees
