@@ -1,8 +1,9 @@
 #pragma once
 // The cases of one `mlacheck run` process (cli/isolated_cases.hpp: one process per GPU): the
 // oracle self-checks, then the device cases through the harness with the oracle of the next cases
-// prepared on other threads, each row sent as it is final. A case whose GPU context is lost ends
-// the share after its row, so the next case starts in a fresh process.
+// prepared on other threads, each row sent as soon as the driver leaves it (the parent settles it:
+// plan/case_settle.hpp). A case whose GPU context is lost ends the share after its row, so the next
+// case starts in a fresh process.
 #include <cstddef>
 #include <span>
 #include <string>

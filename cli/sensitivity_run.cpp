@@ -126,7 +126,7 @@ std::vector<SensitivityRun> run_sensitivity(
     const MlaDecodeProblem& problem = plans[p.seed][p.item].problem;
     CaseResult& stub = rows[r].stub;
     stub.id = problem.name;
-    stub.op = "mla_decode";
+    stub.op = std::string(MlaDecodeOp::name);
     stub.repro = to_repro(problem);
     stub.faults = describe_faults(sets[p.set]);
     rows[r].timeout_s = options.timeout_base_s + case_timeout_s(stub.repro, 0.0) * jobs;
