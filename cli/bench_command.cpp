@@ -2,22 +2,20 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <deque>
 #include <fstream>
-#include <future>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
 #include "bench/decode_roofline.hpp"
 #include "cli/backend_description.hpp"
+#include "cli/bench_timing_backend.hpp"
 #include "device/backend/decode_path.hpp"
 #include "device/backend_factory.hpp"
 #include "device/benchmark.hpp"
 #include "device/platform/device_info.hpp"
-#include "device/plugin/plugin_backend.hpp"
-#include "harness/mla_case.hpp"
+#include "harness/case_prefetch.hpp"
 #include "plan/bench_shapes.hpp"
-#include "plan/default_sweep.hpp"
 #include "plan/case_settle.hpp"
 
 namespace mlacheck::cli {
@@ -105,19 +103,17 @@ void add_bench_command(CLI::App& app, BenchOptions& options) {
 }
 
 int run_bench(const BenchOptions& options) {
-  // A plugin is loaded first: a host plugin needs no GPU, and a file that is no plugin is an error.
-  const bool plugin_spec = is_plugin_spec(options.backend);
-  if (plugin_spec) std::printf("backend: %s\n", describe_backend(options.backend).c_str());
-  BackendOrReason backend = plugin_spec ? make_backend(options.backend, options.device) : BackendOrReason{};
-  auto* plugin = dynamic_cast<PluginBackend*>(backend.backend.get());
-  const bool on_gpu = plugin == nullptr || plugin->on_device();
+  // The backend first: a host plugin needs no GPU, and a file that is no plugin is an error.
+  if (is_plugin_spec(options.backend)) std::printf("backend: %s\n", describe_backend(options.backend).c_str());
+  BackendOrReason backend = make_backend(options.backend, options.device);
+  // The hip backend and device plugins run on a GPU; a host plugin on none (device_index -1).
+  const bool on_gpu = backend.backend == nullptr || backend.backend->device_index() >= 0;
   const DeviceAvailability avail = probe_devices();
   if (on_gpu && options.device >= avail.count) {
     std::fprintf(stderr, "mlacheck bench: no GPU %d to time on: %s\n", options.device,
                  avail.count == 0 ? avail.reason.c_str() : "index out of range");
     return 2;
   }
-  if (!plugin_spec) backend = make_hip_backend(options.device);
   if (!backend.backend) throw std::runtime_error(backend.reason);
   std::printf("device: %s\n", backend.backend->device_name().c_str());
   const double copy_gbps =
@@ -135,46 +131,41 @@ int run_bench(const BenchOptions& options) {
   std::vector<BenchRow> rows;
   const std::vector<scenarios::KnownBug> known_bugs = load_known_bug_table(std::nullopt);
   const SettleContext settle{CaseOrigin::curated, backend_kind(options.backend), true, &known_bugs};
-  bool untimed_failures = false;
-  // The oracle of the next shapes runs on CPU threads while this one is checked and timed: half the
-  // host's threads, at least 3 and at most 8 shapes (a kv-8192 shape holds a few GB of inputs).
+  bool every_check_passed = true;
+  // Each shape checked against the oracle, then timed on the same inputs, through the harness's
+  // prefetching driver: the oracle of the next shapes runs on CPU threads meanwhile. At most
+  // `depth` shapes are held at once (the current one and depth - 1 prepared ahead): half the
+  // host's threads, at least 3 and at most 8 (a kv-8192 shape holds a few GB of inputs).
   const std::size_t depth = std::clamp<std::size_t>(std::thread::hardware_concurrency() / 2, 3, 8);
-  std::deque<std::future<PreparedMlaCase>> ahead;
-  std::size_t next = 0;
-  const auto launch = [&] {
-    const MlaDecodeProblem* p = &shapes[next++];
-    Backend* b = backend.backend.get();
-    ahead.push_back(std::async(std::launch::async, [p, b] { return prepare_mla_case(*p, b, ""); }));
-  };
-  for (std::size_t i = 0; i < shapes.size(); ++i) {
-    while (next < shapes.size() && ahead.size() < depth) launch();
-    const PreparedMlaCase prepared = ahead.front().get();
-    ahead.pop_front();
-    CaseResult check = finish_mla_case(prepared, backend.backend.get());
+  BenchTimingBackend timing(*backend.backend, options.warmup, options.runs);
+  const std::vector<CaseProblem> cases(shapes.begin(), shapes.end());
+  run_cases(cases, &timing, backend.reason, {}, PrefetchOptions{depth - 1}, [&](std::size_t i, CaseResult check) {
+    const MlaDecodeProblem& shape = shapes[i];
     settle_case(check, settle);  // the shapes are curated: the built-in backend refusing one fails
-    BenchRow r;
-    r.problem = shapes[i];
-    r.check = std::string(to_string(check.state));
-    if (!prepared.ready_for_device) {
-      std::printf("%-28s not timed: %s: %s\n", shapes[i].name.c_str(), r.check.c_str(), check.reason.c_str());
-      untimed_failures |= is_failure(check.state);
-      continue;
+    every_check_passed &= !is_failure(check.state);
+    const std::optional<DecodeTiming> timed = timing.take_timing(shape.name);
+    if (!timed) {
+      std::printf("%-28s not timed: %s: %s\n", shape.name.c_str(), std::string(to_string(check.state)).c_str(),
+                  check.reason.c_str());
+      return;
     }
-    r.timing = plugin != nullptr ? plugin->time_decode(shapes[i], prepared.inputs, options.warmup, options.runs)
-                                 : time_mla_decode(shapes[i], prepared.inputs, options.device, options.warmup, options.runs);
+    BenchRow r;
+    r.problem = shape;
+    r.check = std::string(to_string(check.state));
+    r.timing = *timed;
     const double seconds = r.timing.median_us * 1e-6;
-    r.gbps = decode_min_bytes(shapes[i]) / seconds / 1e9;
-    r.tflops = decode_flops(shapes[i]) / seconds / 1e12;
+    r.gbps = decode_min_bytes(shape) / seconds / 1e9;
+    r.tflops = decode_flops(shape) / seconds / 1e12;
     // The speed targets are the GPU decode's; a host plugin is measured, not held to them.
     if (copy_gbps > 0.0) {
       r.copy_fraction = r.gbps / copy_gbps;
-      r.target = decode_target(shapes[i], r.gbps, r.tflops, copy_gbps);
+      r.target = decode_target(shape, r.gbps, r.tflops, copy_gbps);
     }
-    std::printf("%-28s %-10s %10.1f us  %s\n", shapes[i].name.c_str(), r.timing.path.c_str(), r.timing.median_us,
+    std::printf("%-28s %-10s %10.1f us  %s\n", shape.name.c_str(), r.timing.path.c_str(), r.timing.median_us,
                 r.check.c_str());
     std::fflush(stdout);
     rows.push_back(std::move(r));
-  }
+  });
   if (copy_gbps > 0.0) compare_paths(rows, device_info(options.device).compute_units);
   print_table(rows, copy_gbps);
   if (!options.csv.empty()) write_csv(options.csv, rows, copy_gbps);
@@ -182,10 +173,9 @@ int run_bench(const BenchOptions& options) {
     run_harness_section(backend.backend.get(), backend.reason, on_gpu, options.quick, options.harness);
   }
   for (const BenchRow& r : rows) {
-    if (r.check != "PASSED") return 1;  // a fast wrong kernel is no result
+    if (r.check != "PASSED") every_check_passed = false;  // a fast wrong kernel is no result
   }
-  if (untimed_failures) return 1;
-  return 0;
+  return every_check_passed ? 0 : 1;
 }
 
 }  // namespace mlacheck::cli

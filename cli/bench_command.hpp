@@ -1,9 +1,12 @@
 #pragma once
 // `mlacheck bench`: times each decode path on the benchmark shapes (plan/bench_shapes.hpp)
 // against the device's copy bandwidth measured in the same run, after checking every configuration
-// once against the oracle; then the harness section: issue 29's targets (cli/bench_harness_section.hpp). With
-// --backend PLUGIN the plugin's run() is timed instead: device events on its stream with the L2
-// evicted before each run, or, for a host plugin, a steady clock (no GPU, no copy bandwidth).
+// once against the oracle; then the harness section: issue 29's targets
+// (cli/bench_harness_section.hpp). The backend is the one --backend names (make_backend), checked
+// and timed through the Backend interface (Backend::time_decode) by the harness's prefetching
+// driver (cli/bench_timing_backend.hpp): the hip backend's decode alone and a device plugin's run()
+// with device events on its stream, the L2 evicted before each run; a host plugin's run() with a
+// steady clock (no GPU, no copy bandwidth).
 #include <CLI/CLI.hpp>
 
 #include <string>

@@ -6,7 +6,8 @@
 //   - no GPU at all (none in the machine, or a build without a GPU backend): no devices, and the
 //     reason, for the SKIPPED rows and for a summary that says nothing was checked on a device.
 // The probe runs in a forked child under a watchdog: the command's own process never starts the
-// GPU runtime (it goes on to fork cases or start workers), and a probe that crashes costs nothing.
+// GPU runtime (it goes on to fork the processes that run the cases), and a probe that crashes
+// costs nothing.
 //
 // For the tests, MLACHECK_TEST_CRASH_DEVICE_PROBE=1 makes the probe's child abort, as a driver
 // that faults during initialisation does.

@@ -13,7 +13,6 @@
 #include "cli/run_command.hpp"
 #include "cli/scenarios_command.hpp"
 #include "cli/shrink_command.hpp"
-#include "cli/worker_command.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"mlacheck: verifies MLA decode backends against a CPU oracle"};
@@ -39,8 +38,6 @@ int main(int argc, char** argv) {
   mlacheck::cli::add_bench_command(app, bench_options);
   mlacheck::cli::ShrinkCommandOptions shrink_options;
   mlacheck::cli::add_shrink_command(app, shrink_options);
-  mlacheck::cli::WorkerOptions worker_options;
-  mlacheck::cli::add_worker_command(app, worker_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -56,7 +53,6 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("mutate")) return mlacheck::cli::run_mutate(mutate_options);
     if (app.got_subcommand("bench")) return mlacheck::cli::run_bench(bench_options);
     if (app.got_subcommand("shrink")) return mlacheck::cli::run_shrink(shrink_options);
-    if (app.got_subcommand("worker")) return mlacheck::cli::run_worker(worker_options);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "mlacheck: error: %s\n", e.what());
     return mlacheck::cli::kExitUsage;

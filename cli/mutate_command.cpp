@@ -8,7 +8,7 @@
 #include "cli/device_preflight.hpp"
 #include "cli/exit_status.hpp"
 #include "cli/fault_search.hpp"
-#include "cli/isolated_case.hpp"
+#include "cli/isolated_cases.hpp"
 #include "cli/progress.hpp"
 #include "plan/case_settle.hpp"
 #include "plan/run_plan.hpp"
@@ -80,7 +80,7 @@ int run_mutate(const MutateOptions& options) {
   const auto budget = static_cast<std::size_t>(options.max_cases);
   Progress progress(faults.size() * budget, stderr, stderr_is_terminal());
   const CaseRunner run = [&](const CaseProblem& c, const FaultSet& f) {
-    CaseResult row = run_case_in_child(c, f, options.device, case_timeout_s(to_repro(c), options.timeout_base_s));
+    CaseResult row = run_case_isolated(c, f, options.device, case_timeout_s(to_repro(c), options.timeout_base_s));
     settle_case(row, settle);
     if (!f.empty()) {
       progress.case_done(false);

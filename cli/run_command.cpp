@@ -1,5 +1,6 @@
 #include "cli/run_command.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -11,10 +12,11 @@
 
 #include "cli/backend_description.hpp"
 #include "cli/device_preflight.hpp"
+#include "cli/isolated_cases.hpp"
 #include "cli/progress.hpp"
 #include "cli/result_table.hpp"
+#include "cli/run_worker.hpp"
 #include "cli/shard.hpp"
-#include "cli/supervisor.hpp"
 #include "plan/case_settle.hpp"
 #include "plan/data_files.hpp"
 #include "plan/run_plan.hpp"
@@ -140,15 +142,24 @@ int run(const RunOptions& options) {
 
   Progress progress(todo.size(), stderr, stderr_is_terminal());
   const auto start = std::chrono::steady_clock::now();
-  SupervisorOptions sup;
-  sup.executable = std::filesystem::read_symlink("/proc/self/exe").string();
-  sup.devices = devices.devices;  // empty: one worker, whose device cases are SKIPPED with the reason
-  sup.lookahead = options.lookahead;
-  sup.backend = options.backend;
-  // Every row, a worker's or one the supervisor wrote for a lost case, settled here, in one place.
+  // One process per GPU, each with its share of the cases dealt round-robin; with no GPU, one
+  // process whose device cases are SKIPPED with the reason.
+  std::vector<IsolatedCase> isolated;
+  for (const RunCase& c : todo) isolated.push_back({run_case_stub(c), c.timeout_s});
+  IsolationOptions isolation;
+  isolation.processes = std::max<std::size_t>(devices.devices.size(), 1);
+  isolation.process_name = "the worker process";
+  const IsolatedJob job = [&](std::size_t slot, std::span<const std::size_t> share, const RowSender& send) {
+    RunWorkerOptions worker;
+    worker.device = devices.devices.empty() ? 0 : devices.devices[slot];
+    worker.lookahead = options.lookahead;
+    worker.backend = options.backend;
+    run_worker_cases(worker, todo, share, send);
+  };
+  // Every row, a process's or one the isolation wrote for a lost case, settled here, in one place.
   SettleContext settle{CaseOrigin::curated, backend_kind(options.backend),
                        !devices.devices.empty() || runs_on_host(options.backend), &known_bugs};
-  supervise(todo, sup, [&](std::size_t i, CaseResult row) {
+  run_isolated(isolated, job, isolation, [&](std::size_t i, CaseResult row) {
     settle.origin = todo[i].origin;
     settle_case(row, settle);
     print_row(stdout, row, options.verbose);

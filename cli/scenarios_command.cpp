@@ -8,7 +8,7 @@
 #include "cli/backend_description.hpp"
 #include "cli/device_preflight.hpp"
 #include "cli/exit_status.hpp"
-#include "cli/isolated_case.hpp"
+#include "cli/isolated_cases.hpp"
 #include "cli/kill_matrix_table.hpp"
 #include "cli/progress.hpp"
 #include "cli/result_table.hpp"
@@ -80,7 +80,8 @@ void add_scenarios_command(CLI::App& app, ScenariosOptions& options) {
       ->needs(sensitivity);
   cmd->add_option("--fault", options.faults, "Sensitivity: only this precision fault (repeatable)")->needs(sensitivity);
   cmd->add_option("--jobs", options.jobs,
-                  "Sensitivity: seeds run at once, each in a process of its own (default: half the cores)")
+                  "Sensitivity: processes at once on the GPU, each with a share of the cases "
+                  "(default: half the cores, at most one per seed)")
       ->check(CLI::PositiveNumber)
       ->needs(sensitivity);
   cmd->add_option("--out", options.out_dir,
@@ -145,7 +146,7 @@ int run_scenarios(const ScenariosOptions& options) {
   // row settled as every route settles it; scenarios are curated.
   const SettleContext settle{CaseOrigin::curated, backend_kind(options.backend), available, &known};
   const scenarios::ScenarioRunner run = [&](const scenarios::Scenario& s, const FaultSet& f) {
-    CaseResult row = available ? run_case_in_child(s.problem, f, device,
+    CaseResult row = available ? run_case_isolated(s.problem, f, device,
                                                    case_timeout_s(to_repro(s.problem), options.timeout_base_s),
                                                    options.backend)
                                : scenarios::run_scenario(s, nullptr, devices.no_gpu_reason, f);

@@ -74,7 +74,7 @@ int run_sensitivity_section(const ScenariosOptions& options) {
   std::printf("device: GPU %d %s\n", run.device, devices.names.front().c_str());
   std::printf(
       "sensitivity: %zu precision faults + clean x %d seeds x %zu mla_decode cases of the main job's plan "
-      "(seed 1; scenarios from %s); one process per seed, %d at once\n",
+      "(seed 1; scenarios from %s); the cases isolated in %d processes at once\n",
       run.faults.size(), options.seeds, cases, run.scenarios_file.empty() ? "(none)" : run.scenarios_file.c_str(),
       run.jobs);
   std::fflush(stdout);

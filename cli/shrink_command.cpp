@@ -7,7 +7,7 @@
 #include "cli/backend_description.hpp"
 #include "cli/device_preflight.hpp"
 #include "cli/exit_status.hpp"
-#include "cli/isolated_case.hpp"
+#include "cli/isolated_cases.hpp"
 #include "core/error.hpp"
 #include "plan/run_plan.hpp"
 #include "reports/report_folder.hpp"
@@ -87,7 +87,7 @@ int run_shrink(const ShrinkCommandOptions& options) {
 
   const ShrinkJudge judge = [&](const MlaDecodeProblem& p) {
     const std::string repro = to_repro(p);
-    return run_case_in_child(p, {}, device, case_timeout_s(repro, options.timeout_base_s), options.backend);
+    return run_case_isolated(p, {}, device, case_timeout_s(repro, options.timeout_base_s), options.backend);
   };
   const ShrinkResult r = shrink_mla_case(original, judge, options.bounds);
 

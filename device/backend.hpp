@@ -15,6 +15,7 @@
 #include "core/mla_inputs.hpp"
 #include "core/mla_problem.hpp"
 #include "core/rounding_points.hpp"
+#include "device/benchmark.hpp"  // DecodeTiming
 #include "device/faults.hpp"
 #include "device/staging/run_result.hpp"  // BrokenCanary, RunDiagnostics, MlaDecodeRun
 
@@ -68,6 +69,13 @@ class Backend {
   // does. The session refers to this backend, which must outlive it.
   virtual std::unique_ptr<MlaSequenceSession> begin_sequence(const MlaDecodeProblem& seq, const FaultSet& faults);
   virtual KvGatherRun run(const KvGatherProblem& p, const KvGatherInputs& in, const FaultSet& faults) = 0;
+  // `mlacheck bench`: `runs` timed runs of p on `in` (no faults) after `warmup` untimed ones, and
+  // their median. The default times run() with a steady clock on this thread (staging and
+  // collecting included, nothing evicted), with path name(); the hip backend and device plugins
+  // time the decode alone on one staging with device events, the L2 evicted before each run.
+  // Throws as run() does, std::invalid_argument for runs < 1, and std::runtime_error when a run
+  // broke a guard.
+  virtual DecodeTiming time_decode(const MlaDecodeProblem& p, const MlaDecodeInputs& in, int warmup, int runs);
   // Where the kernel rounds P (core/rounding_points.hpp), which picks the oracle and tolerance
   // that judge it (harness/mla_judge). A backend that declares nothing gets the generic model.
   virtual PRoundingPoint p_rounding() const { return PRoundingPoint::undeclared; }

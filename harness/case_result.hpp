@@ -33,7 +33,7 @@ struct CaseResult {
   double device_ms = 0.0;
   double wall_ms = 0.0;
   // Not reported: the GPU context is unusable after this case (a sticky fault), so the process
-  // that ran it must not run another (the worker exits and the supervisor starts a fresh one).
+  // that ran it must not run another (it stops, and the case isolation starts a fresh one).
   bool device_lost = false;
   // Not reported: admission found too little free memory for this case (Backend::lacks_memory), so
   // it stays SKIPPED whatever its origin (plan/case_settle.hpp).

@@ -4,7 +4,7 @@
 // or the one case of --case. Each case travels to a worker process as its repro string.
 //
 // One id per case everywhere: a case's id is also the name in its repro string, so the row a
-// worker finishes, the row the supervisor writes for a case it lost, and the plan entry that
+// worker finishes, the row the case isolation writes for a case it lost, and the plan entry that
 // --resume looks up all carry the same id.
 #include <cstdint>
 #include <string>

@@ -6,13 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "cli/sensitivity_run.hpp"
 #include "cli/sensitivity_section.hpp"
-#include "cli/worker_protocol.hpp"
+#include "harness/device_outcome.hpp"
 #include "plan/data_files.hpp"
 
 namespace mlacheck::cli {
@@ -192,46 +193,54 @@ TEST(SensitivityPlan, TheMainJobsMlaCasesVaryWithTheSeed) {
   for (const SensitivityCase& c : one) EXPECT_EQ(to_repro(c.problem).rfind("mla_decode:", 0), 0u);
 }
 
-// The parent's reading of a seed's child: rows by set, and every run of a dead child lost.
-TEST(SensitivitySeedRuns, FramesGoToTheirSetAndALostChildLosesEveryRun) {
-  const std::vector<Fault> faults = {kLse, kSum};
-  ChildOutcome outcome;
-  outcome.reported = true;
-  for (std::size_t i = 0; i < 2; ++i) {
-    for (std::size_t s = 0; s < 3; ++s) {
-      outcome.output +=
-          encode_row_frame(i * 3 + s, row(std::string(1, static_cast<char>('a' + i)), s == 0 ? P : F, 1.0));
+// The runs as the isolated processes return them, without a GPU (every row settled as a backend
+// that did not start): each seed's runs, clean first, every row in case order under its case's id
+// and its set's faults; a case whose process crashes costs that case's rows alone (ERRORED,
+// naming the signal), every other row comes back.
+TEST(SensitivityRuns, EveryRowComesBackToItsSeedAndSetAndACrashCostsItsOwnRows) {
+  SensitivityOptions options;
+  options.seeds = {1, 2};
+  options.faults = {kLse, kSum};
+  options.jobs = 2;
+  options.property_cases = 2;
+  options.lookahead = 0;
+  const std::vector<SensitivityCase> plan = sensitivity_cases(1, options.property_cases, "");
+  ASSERT_GT(plan.size(), 3u);
+  const std::string victim = plan[2].problem.name;
+  ::setenv("MLACHECK_TEST_CRASH_CASE", victim.c_str(), 1);
+  std::vector<std::uint64_t> seeds_done;
+  const std::vector<SensitivityRun> runs =
+      run_sensitivity(options, [&](std::uint64_t seed, const std::vector<SensitivityRun>& of_seed) {
+        seeds_done.push_back(seed);
+        EXPECT_EQ(of_seed.size(), 3u);
+      });
+  ::unsetenv("MLACHECK_TEST_CRASH_CASE");
+  std::sort(seeds_done.begin(), seeds_done.end());
+  EXPECT_EQ(seeds_done, (std::vector<std::uint64_t>{1, 2}));
+  ASSERT_EQ(runs.size(), 6u);
+  std::size_t crashed = 0;
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    const SensitivityRun& r = runs[k];
+    EXPECT_EQ(r.seed, options.seeds[k / 3]);
+    EXPECT_EQ(r.fault, k % 3 == 0 ? std::nullopt : std::optional<Fault>(options.faults[k % 3 - 1]));
+    EXPECT_TRUE(r.lost.empty()) << r.lost;
+    const std::vector<SensitivityCase> cases = sensitivity_cases(r.seed, options.property_cases, "");
+    ASSERT_EQ(r.cases, cases.size());
+    ASSERT_EQ(r.rows.size(), cases.size());
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const CaseResult& row = r.rows[i];
+      EXPECT_EQ(row.id, cases[i].problem.name);
+      EXPECT_EQ(row.repro, to_repro(cases[i].problem));
+      EXPECT_EQ(row.faults, describe_faults(r.fault ? FaultSet{*r.fault} : FaultSet{}));
+      const bool died = row.reason.find("died while running this case: signal 6") != std::string::npos;
+      EXPECT_EQ(died, row.id == victim) << row.id << ": " << row.reason;
+      if (died) {
+        EXPECT_EQ(row.state, E);
+        ++crashed;
+      }
     }
   }
-  std::vector<SensitivityRun> runs = seed_runs(7, 2, faults, outcome, 100.0);
-  ASSERT_EQ(runs.size(), 3u);
-  EXPECT_EQ(runs[0].fault, std::nullopt);
-  EXPECT_EQ(runs[2].fault, kSum);
-  for (const SensitivityRun& r : runs) {
-    EXPECT_EQ(r.seed, 7u);
-    EXPECT_TRUE(r.lost.empty()) << r.lost;
-    ASSERT_EQ(r.rows.size(), 2u);
-    EXPECT_EQ(r.rows[0].id, "a");
-    EXPECT_EQ(r.rows[1].id, "b");
-    EXPECT_EQ(r.rows[1].state, r.fault ? F : P);
-  }
-
-  outcome.output = encode_row_frame(0, row("a", P, 0.1));  // one row, then the child died
-  runs = seed_runs(7, 2, faults, outcome, 100.0);
-  EXPECT_EQ(runs[0].rows.size(), 1u);
-  EXPECT_EQ(runs[0].lost, "rows missing from the seed's process");
-
-  ChildOutcome died;
-  died.ended = "signal 11 (Segmentation fault)";
-  runs = seed_runs(7, 2, faults, died, 100.0);
-  for (const SensitivityRun& r : runs) {
-    EXPECT_TRUE(r.rows.empty());
-    EXPECT_NE(r.lost.find("signal 11"), std::string::npos) << r.lost;
-  }
-  ChildOutcome hung;
-  hung.timed_out = true;
-  runs = seed_runs(7, 2, faults, hung, 100.0);
-  EXPECT_NE(runs[1].lost.find("100"), std::string::npos) << runs[1].lost;
+  EXPECT_GE(crashed, 3u) << "the victim's clean row and both faulted rows";
 }
 
 }  // namespace

@@ -59,6 +59,15 @@ std::unique_ptr<MlaSequenceSession> HipBackend::begin_sequence(const MlaDecodePr
   return make_hip_sequence_session(seq, info_, faults);
 }
 
+DecodeTiming HipBackend::time_decode(const MlaDecodeProblem& p, const MlaDecodeInputs& in, int warmup, int runs) {
+  validate(p);
+  refuse_sequence_run(p, name());
+  if (auto why = hip_mla_decode_unsupported(p, info_)) {
+    throw std::invalid_argument("hip backend cannot time " + p.name + ": " + *why);
+  }
+  return time_mla_decode(p, in, info_.index, warmup, runs);
+}
+
 KvGatherRun HipBackend::run(const KvGatherProblem& p, const KvGatherInputs& in, const FaultSet& faults) {
   validate(p);
   if (auto why = supports(p)) throw std::invalid_argument("hip backend cannot run " + p.name + ": " + *why);

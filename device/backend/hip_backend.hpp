@@ -26,6 +26,8 @@ class HipBackend final : public Backend {
   // for a shape this backend cannot run.
   std::unique_ptr<MlaSequenceSession> begin_sequence(const MlaDecodeProblem& seq, const FaultSet& faults) override;
   KvGatherRun run(const KvGatherProblem& p, const KvGatherInputs& in, const FaultSet& faults) override;
+  // time_mla_decode (device/benchmark.hpp) on this backend's GPU.
+  DecodeTiming time_decode(const MlaDecodeProblem& p, const MlaDecodeInputs& in, int warmup, int runs) override;
   // P rounded to the MMA input type, split exactly for mixed 16-bit q/kv
   // (device/kernels/row_group_attention.hpp); l summed from fp32 P.
   PRoundingPoint p_rounding() const override { return PRoundingPoint::to_mma_input; }

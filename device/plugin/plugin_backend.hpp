@@ -59,7 +59,7 @@ class PluginBackend final : public Backend {
   // untimed ones. Device plugins: device events on the plugin's stream with the L2 evicted before
   // each run; host plugins: a steady clock around the call (nothing is evicted). Throws as run()
   // does, and std::runtime_error when a run broke a guard.
-  DecodeTiming time_decode(const MlaDecodeProblem& p, const MlaDecodeInputs& in, int warmup, int runs);
+  DecodeTiming time_decode(const MlaDecodeProblem& p, const MlaDecodeInputs& in, int warmup, int runs) override;
 
  private:
   // Validates p, checks the plugin supports it, and stages `in` with the workspace it asks for.

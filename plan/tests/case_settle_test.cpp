@@ -71,7 +71,7 @@ TEST(RefusalPolicy, ACuratedCaseTheBackendRefusesFails) {
   settle_case(row, built_in(CaseOrigin::curated));
   EXPECT_EQ(row.state, ResultState::failed);
   EXPECT_EQ(row.reason, "the backend refuses a curated case (only generated cases may be skipped): q_dtype=f32: not taken");
-  // Settling twice changes nothing (run's supervisor side may see a row a second time on --resume).
+  // Settling twice changes nothing (run's parent side may see a row a second time on --resume).
   const CaseResult once = row;
   settle_case(row, built_in(CaseOrigin::curated));
   EXPECT_EQ(row.state, once.state);
@@ -196,7 +196,7 @@ TEST(KnownBugs, ALostCaseIsSettledLikeAnyOther) {
   const std::vector<scenarios::KnownBug> bugs = load_known_bug_table(table.path());
   for (const std::string& reason : {process_died_reason("the worker process", "signal 11 (Segmentation fault)"),
                                     watchdog_reason(120, "the worker"), device_lost_reason("illegal address")}) {
-    CaseResult row = failed_row("");  // the supervisor's row names no backend
+    CaseResult row = failed_row("");  // a lost case's row names no backend
     row.state = ResultState::errored;
     row.reason = reason;
     CaseResult unmatched = row;

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# End-to-end tests of `mlacheck run`'s crash isolation, through the real executable:
-#   crash:  a worker that aborts mid-case costs that case alone (ERRORED, signal named), every
-#           other row is there, and the exit status is 1;
-#   hang:   the watchdog kills a worker stuck in a case and the run goes on;
-#   resume: a run killed with SIGKILL (supervisor and worker) keeps every finished row, and
+# End-to-end tests of `mlacheck run`'s crash isolation (cli/isolated_cases.hpp), through the real
+# executable:
+#   crash:  a worker process that aborts mid-case costs that case alone (ERRORED, signal named),
+#           every other row is there, and the exit status is 1;
+#   hang:   the watchdog kills a worker process stuck in a case and the run goes on;
+#   resume: a run killed with SIGKILL (parent and workers) keeps every finished row, and
 #           --resume runs exactly the missing cases: no row lost, none twice; resuming the
 #           finished report runs nothing (every case, scenarios included, has one id in the plan
 #           and in its row).
 # The worker breaks on purpose through MLACHECK_TEST_CRASH_CASE / MLACHECK_TEST_HANG_CASE.
-# Usage: supervisor_test.sh <mlacheck> <scratch folder> crash|hang|resume
+# Usage: run_isolation_test.sh <mlacheck> <scratch folder> crash|hang|resume
 set -u
 mlacheck=$1
 work=$2/$3

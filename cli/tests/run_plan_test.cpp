@@ -1,13 +1,10 @@
-// Pieces of the supervisor that need no process: how a worker's end is described, and the row a
-// lost case gets.
+// The plan of `mlacheck run`: its cases, their ids and origins, and each case's watchdog limit.
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <csignal>
 #include <set>
 #include <string>
 
-#include "cli/supervisor.hpp"
 #include "core/gather_problem.hpp"
 #include "core/mla_problem.hpp"
 #include "core/mla_sequence.hpp"
@@ -16,21 +13,6 @@
 
 namespace mlacheck::cli {
 namespace {
-
-TEST(Supervisor, DescribesSignalsAndExitStatuses) {
-  // waitpid encodings (Linux): a signal in the low 7 bits; an exit status in bits 8-15.
-  EXPECT_NE(describe_exit(SIGSEGV).find("signal 11"), std::string::npos);
-  EXPECT_EQ(describe_exit(3 << 8), "exit status 3");
-}
-
-TEST(Supervisor, LostCaseIsErroredWithItsRepro) {
-  const RunCase c{"k", RunCase::Kind::device, "kv_gather:name=k", 5.0};
-  const CaseResult row = lost_case_row(c, "timed out");
-  EXPECT_EQ(row.state, ResultState::errored);
-  EXPECT_EQ(row.op, "kv_gather");
-  EXPECT_EQ(row.repro, c.repro);
-  EXPECT_EQ(row.reason, "timed out");
-}
 
 TEST(RunPlan, WatchdogLimitGrowsWithTheWork) {
   const double small = case_timeout_s("mla_decode:heads=16;kv=64", 60.0);

@@ -1,8 +1,8 @@
-// The supervisor/worker protocol: case lines and row frames survive the trip, partial frames
-// wait for the rest, garbage is refused.
+// Row frames, the way a row crosses from an isolated case's process to the parent: they survive
+// the trip, partial frames wait for the rest, garbage is refused.
 #include <gtest/gtest.h>
 
-#include "cli/worker_protocol.hpp"
+#include "cli/row_frames.hpp"
 
 namespace mlacheck::cli {
 namespace {
@@ -26,29 +26,7 @@ CaseResult sample_row() {
   return row;
 }
 
-TEST(WorkerProtocol, CaseLineRoundTrips) {
-  const RunCase c{"x", RunCase::Kind::oracle_self_check, "mla_decode:name=x;heads=16", 12.0};
-  const CaseLine back = decode_case_line(encode_case_line(7, c).substr(0, encode_case_line(7, c).size() - 1));
-  EXPECT_EQ(back.index, 7u);
-  EXPECT_EQ(back.run_case.kind, RunCase::Kind::oracle_self_check);
-  EXPECT_EQ(back.run_case.repro, c.repro);
-  EXPECT_THROW(decode_case_line("7\tcurated"), std::invalid_argument);
-  EXPECT_THROW(decode_case_line("seven\tcurated\tmla_decode:"), std::invalid_argument);
-  EXPECT_THROW(decode_case_line("7\tgpu\tmla_decode:"), std::invalid_argument);
-}
-
-TEST(WorkerProtocol, ADeviceCaseKeepsItsOrigin) {
-  // A worker must know which device cases are curated: a refusal of one fails the run.
-  for (CaseOrigin origin : {CaseOrigin::curated, CaseOrigin::generated}) {
-    RunCase c{"d", RunCase::Kind::device, "mla_decode:name=d;heads=16", 1.0, origin};
-    const std::string line = encode_case_line(2, c);
-    const CaseLine back = decode_case_line(line.substr(0, line.size() - 1));
-    EXPECT_EQ(back.run_case.kind, RunCase::Kind::device);
-    EXPECT_EQ(back.run_case.origin, origin);
-  }
-}
-
-TEST(WorkerProtocol, RowFramesArriveWholeOrWait) {
+TEST(RowFrames, RowFramesArriveWholeOrWait) {
   const std::string two = encode_row_frame(3, sample_row()) + encode_row_frame(4, sample_row());
   std::string buffer = two.substr(0, two.size() - 5);  // the second frame cut short
   auto frames = take_row_frames(buffer);
@@ -66,7 +44,7 @@ TEST(WorkerProtocol, RowFramesArriveWholeOrWait) {
   EXPECT_TRUE(buffer.empty());
 }
 
-TEST(WorkerProtocol, AMemorySkipStaysOneAcrossTheFrame) {
+TEST(RowFrames, AMemorySkipStaysOneAcrossTheFrame) {
   CaseResult row = sample_row();
   row.state = ResultState::skipped;
   row.reason = "not enough memory on this machine: needs about 17578 MiB of host memory, 21534 MiB are free";
@@ -79,7 +57,7 @@ TEST(WorkerProtocol, AMemorySkipStaysOneAcrossTheFrame) {
   EXPECT_FALSE(frames[1].row.skipped_for_memory);
 }
 
-TEST(WorkerProtocol, GarbageIsRefused) {
+TEST(RowFrames, GarbageIsRefused) {
   std::string buffer = "hello world\n";
   EXPECT_THROW(take_row_frames(buffer), std::runtime_error);
 }

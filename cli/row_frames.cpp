@@ -1,4 +1,4 @@
-#include "cli/worker_protocol.hpp"
+#include "cli/row_frames.hpp"
 
 #include <charconv>
 #include <stdexcept>
@@ -21,34 +21,6 @@ std::size_t parse_index(std::string_view text, const char* what) {
 
 }  // namespace
 
-std::string encode_case_line(std::size_t index, const RunCase& c) {
-  const std::string kind =
-      c.kind == RunCase::Kind::oracle_self_check ? std::string("oracle") : std::string(to_string(c.origin));
-  return std::to_string(index) + "\t" + kind + "\t" + c.repro + "\n";
-}
-
-CaseLine decode_case_line(const std::string& line) {
-  std::vector<std::string_view> parts;
-  std::string_view rest = line;
-  for (int i = 0; i < 2; ++i) {
-    const std::size_t tab = rest.find('\t');
-    if (tab == std::string_view::npos) throw std::invalid_argument("worker case line has too few fields: " + line);
-    parts.push_back(rest.substr(0, tab));
-    rest = rest.substr(tab + 1);
-  }
-  CaseLine out;
-  out.index = parse_index(parts[0], "worker case line index");
-  if (parts[1] == "oracle") {
-    out.run_case.kind = RunCase::Kind::oracle_self_check;
-  } else if (const auto origin = parse_case_origin(parts[1])) {
-    out.run_case.origin = *origin;
-  } else {
-    throw std::invalid_argument("worker case line: unknown kind '" + std::string(parts[1]) + "'");
-  }
-  out.run_case.repro = std::string(rest);
-  return out;
-}
-
 std::string encode_row_frame(std::size_t index, const CaseResult& row) {
   const std::string csv = csv_header() + csv_record(row);
   return "row " + std::to_string(index) + " " + std::to_string(csv.size()) + (row.skipped_for_memory ? " memory" : "") +
@@ -64,7 +36,7 @@ std::vector<RowFrame> take_row_frames(std::string& buffer) {
     const std::string_view head(buffer.data() + pos, eol - pos);
     const std::size_t space = head.find(' ', 4);
     if (head.substr(0, 4) != "row " || space == std::string_view::npos) {
-      throw std::runtime_error("worker sent something that is not a row frame: '" + std::string(head.substr(0, 60)) + "'");
+      throw std::runtime_error("a case's process sent something that is not a row frame: '" + std::string(head.substr(0, 60)) + "'");
     }
     const std::size_t index = parse_index(head.substr(4, space - 4), "row frame index");
     std::string_view size_field = head.substr(space + 1);
@@ -72,8 +44,8 @@ std::vector<RowFrame> take_row_frames(std::string& buffer) {
     if (memory) size_field.remove_suffix(std::string_view(" memory").size());
     const std::size_t bytes = parse_index(size_field, "row frame size");
     if (buffer.size() - (eol + 1) < bytes) break;  // the rest has not arrived yet
-    CsvReport report = parse_csv_report("worker row " + std::to_string(index), buffer.substr(eol + 1, bytes));
-    if (report.rows.size() != 1) throw std::runtime_error("worker row frame does not hold exactly one row");
+    CsvReport report = parse_csv_report("row frame " + std::to_string(index), buffer.substr(eol + 1, bytes));
+    if (report.rows.size() != 1) throw std::runtime_error("a row frame does not hold exactly one row");
     frames.push_back({index, std::move(report.rows.front())});
     frames.back().row.skipped_for_memory = memory;
     pos = eol + 1 + bytes;

@@ -1,0 +1,27 @@
+#pragma once
+// How a row crosses from an isolated case's process to the parent (cli/isolated_cases.hpp):
+//   row <index> <bytes>[ memory]\n<report CSV: header + one record>
+// A row travels as report CSV so that every field a report carries survives the trip exactly as
+// it will be written.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "harness/case_result.hpp"
+
+namespace mlacheck::cli {
+
+// "row <index> <bytes>[ memory]\n" and the row as CSV (header and record). The report's columns
+// leave out that admission skipped the row for lack of memory; " memory" carries it, since a
+// resource skip is settled unlike a refusal (plan/case_settle.hpp, the kill matrix).
+std::string encode_row_frame(std::size_t index, const CaseResult& row);
+
+struct RowFrame {
+  std::size_t index = 0;
+  CaseResult row;
+};
+// Takes every complete frame off the front of `buffer` (bytes read so far); a partial frame
+// stays for the next read. Throws std::runtime_error for bytes that are no frame.
+std::vector<RowFrame> take_row_frames(std::string& buffer);
+
+}  // namespace mlacheck::cli
