@@ -10,7 +10,7 @@
 #include "bench/decode_roofline.hpp"
 #include "cli/backend_description.hpp"
 #include "cli/bench_timing_backend.hpp"
-#include "device/backend/decode_path.hpp"
+#include "device/hip_backend/decode_path.hpp"
 #include "device/backend_factory.hpp"
 #include "device/benchmark.hpp"
 #include "device/platform/device_info.hpp"
@@ -33,7 +33,7 @@ struct BenchRow {
 };
 
 // Each persistent row against its split-KV twin (the same name up to the path). The target holds
-// where auto picks the persistent path on this device (device/backend/decode_path.hpp).
+// where auto picks the persistent path on this device (device/hip_backend/decode_path.hpp).
 void compare_paths(std::vector<BenchRow>& rows, int compute_units) {
   const std::string persistent = "." + std::string(to_string(DecodePath::persistent));
   const std::string split = "." + std::string(to_string(DecodePath::split_kv));

@@ -10,9 +10,9 @@
 
 #include "core/cache_offsets.hpp"
 #include "core/mla_sequence.hpp"
-#include "device/backend/decode_path.hpp"
-#include "device/backend/decode_variant.hpp"
-#include "device/backend/persistent_plan.hpp"
+#include "device/hip_backend/decode_path.hpp"
+#include "device/hip_backend/decode_variant.hpp"
+#include "device/hip_backend/persistent_plan.hpp"
 #include "device/kernels/split_kv_plan.hpp"
 #include "device/planner/planner_error.hpp"
 #include "generators/gather_problem_gen.hpp"

@@ -1,7 +1,7 @@
 #include <algorithm>
 
-#include "device/backend/gpu_timer.hpp"
-#include "device/backend/l2_flush.hpp"
+#include "device/hip_backend/gpu_timer.hpp"
+#include "device/hip_backend/l2_flush.hpp"
 #include "device/platform/device_buffer.hpp"
 #include "device/platform/device_info.hpp"
 #include "device/plugin/plugin_device.hpp"

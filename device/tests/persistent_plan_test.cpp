@@ -1,8 +1,8 @@
-// The persistent step's plan on the host (device/backend/persistent_plan.hpp): clean, the sizing
+// The persistent step's plan on the host (device/hip_backend/persistent_plan.hpp): clean, the sizing
 // covers the plan and the partial buffers get exactly the rows the kernel writes; with fault
 // metadata-sized-for-single-token (UPSTREAM R3) the kernel runs the same plan, but the partial
 // rows were sized for one token per partial while MTP verify's partials write q_len rows each.
-#include "device/backend/persistent_plan.hpp"
+#include "device/hip_backend/persistent_plan.hpp"
 
 #include <gtest/gtest.h>
 

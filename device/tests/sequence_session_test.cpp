@@ -15,9 +15,9 @@
 #include "core/mla_sequence_inputs.hpp"
 #include "core/poison_codes.hpp"
 #include "device/backend.hpp"
-#include "device/backend/persistent_plan.hpp"
-#include "device/backend/retained_intermediates.hpp"
-#include "device/backend/sequence_plans.hpp"
+#include "device/hip_backend/persistent_plan.hpp"
+#include "device/hip_backend/retained_intermediates.hpp"
+#include "device/hip_backend/sequence_plans.hpp"
 #include "device/planner/plan_inputs.hpp"
 
 namespace mlacheck {

@@ -1,5 +1,5 @@
 // mlacheck's own hip backend built as a backend-ABI plugin (include/mlacheck/backend_abi.h): the
-// same pipeline as the built-in "hip" backend (device/backend/mla_decode_pipeline.hpp,
+// same pipeline as the built-in "hip" backend (device/hip_backend/mla_decode_pipeline.hpp,
 // run_hip_decode_on), on the tensors the harness staged and on the harness's stream. Loading it
 // through --backend and comparing with the built-in backend tests the ABI path end to end: the two
 // must agree bit for bit.
@@ -24,9 +24,9 @@
 #include <string>
 #include <string_view>
 
-#include "device/backend/decode_intermediates.hpp"
-#include "device/backend/mla_decode_pipeline.hpp"
-#include "device/backend/staged_mla_tensors.hpp"
+#include "device/hip_backend/decode_intermediates.hpp"
+#include "device/hip_backend/mla_decode_pipeline.hpp"
+#include "device/hip_backend/staged_mla_tensors.hpp"
 #include "device/faults.hpp"
 #include "device/platform/device_info.hpp"
 #include "device/staging/abi_problem.hpp"

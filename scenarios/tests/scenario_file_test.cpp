@@ -7,7 +7,7 @@
 #include <variant>
 
 #include "core/mla_sequence.hpp"
-#include "device/backend/persistent_plan.hpp"
+#include "device/hip_backend/persistent_plan.hpp"
 #include "scenarios/scenario.hpp"
 #include "scenarios/table_error.hpp"
 #include "scenarios/tests/temp_table.hpp"

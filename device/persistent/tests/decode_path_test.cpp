@@ -1,6 +1,6 @@
-// The hip backend's path choice (device/backend/decode_path.hpp): explicit paths as requested,
+// The hip backend's path choice (device/hip_backend/decode_path.hpp): explicit paths as requested,
 // path=auto by batch and length. Host only: runs in every build.
-#include "device/backend/decode_path.hpp"
+#include "device/hip_backend/decode_path.hpp"
 
 #include <gtest/gtest.h>
 

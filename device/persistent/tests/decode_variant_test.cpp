@@ -1,8 +1,8 @@
-// The variant rules of device/backend/decode_variant.hpp, without a GPU: which shapes the historic
+// The variant rules of device/hip_backend/decode_variant.hpp, without a GPU: which shapes the historic
 // dispatch mistakes of R8 and R9 apply to, and, through the oracle as the host model of the folded
 // dispatch, that R9's folding changes every query row but a request's last by far more than any
 // tolerance (upstream saw max diffs of 0.11-0.16).
-#include "device/backend/decode_variant.hpp"
+#include "device/hip_backend/decode_variant.hpp"
 
 #include <gtest/gtest.h>
 

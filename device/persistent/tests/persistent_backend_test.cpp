@@ -16,7 +16,7 @@
 #include "core/compare.hpp"
 #include "core/mla_inputs.hpp"
 #include "core/tolerance.hpp"
-#include "device/backend/decode_path.hpp"
+#include "device/hip_backend/decode_path.hpp"
 #include "device/platform/device_info.hpp"
 #include "harness/mla_case.hpp"
 

@@ -1,4 +1,4 @@
-#include "device/backend/decode_path.hpp"
+#include "device/hip_backend/decode_path.hpp"
 
 #include <cstdint>
 #include <string>

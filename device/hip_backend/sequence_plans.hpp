@@ -14,7 +14,7 @@
 #include <functional>
 #include <optional>
 
-#include "device/backend/persistent_plan.hpp"
+#include "device/hip_backend/persistent_plan.hpp"
 #include "device/faults.hpp"
 
 namespace mlacheck {

@@ -1,10 +1,10 @@
-#include "device/backend/hip_backend.hpp"
+#include "device/hip_backend/hip_backend.hpp"
 
 #include "core/error.hpp"
 #include "core/mla_sequence.hpp"
-#include "device/backend/hip_sequence_session.hpp"
-#include "device/backend/kv_gather_pipeline.hpp"
-#include "device/backend/mla_decode_pipeline.hpp"
+#include "device/hip_backend/hip_sequence_session.hpp"
+#include "device/hip_backend/kv_gather_pipeline.hpp"
+#include "device/hip_backend/mla_decode_pipeline.hpp"
 #include "device/staging/mla_decode_staging.hpp"
 
 namespace mlacheck {

@@ -1,4 +1,4 @@
-#include "device/backend/retained_intermediates.hpp"
+#include "device/hip_backend/retained_intermediates.hpp"
 
 #include <algorithm>
 #include <stdexcept>

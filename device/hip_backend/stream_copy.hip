@@ -1,4 +1,4 @@
-#include "device/backend/stream_copy.hpp"
+#include "device/hip_backend/stream_copy.hpp"
 
 #include "device/platform/gpu_check.hpp"
 #include "device/platform/gpu_runtime.hpp"

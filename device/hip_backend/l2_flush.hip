@@ -1,6 +1,6 @@
-#include "device/backend/l2_flush.hpp"
+#include "device/hip_backend/l2_flush.hpp"
 
-#include "device/backend/gpu_timer.hpp"
+#include "device/hip_backend/gpu_timer.hpp"
 #include "device/platform/gpu_check.hpp"
 #include "device/platform/gpu_runtime.hpp"
 

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "device/backend/decode_steps.hpp"
-#include "device/backend/decode_variant.hpp"
-#include "device/backend/persistent_plan.hpp"
-#include "device/backend/sequence_plans.hpp"
+#include "device/hip_backend/decode_steps.hpp"
+#include "device/hip_backend/decode_variant.hpp"
+#include "device/hip_backend/persistent_plan.hpp"
+#include "device/hip_backend/sequence_plans.hpp"
 #include "device/persistent/persistent_decode.hpp"
 #include "device/planner/plan_inputs.hpp"
 

@@ -1,4 +1,4 @@
-#include "device/backend/decode_variant.hpp"
+#include "device/hip_backend/decode_variant.hpp"
 
 #include <algorithm>
 

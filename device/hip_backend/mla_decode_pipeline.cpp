@@ -1,13 +1,13 @@
-#include "device/backend/mla_decode_pipeline.hpp"
+#include "device/hip_backend/mla_decode_pipeline.hpp"
 
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
 
-#include "device/backend/decode_path.hpp"
-#include "device/backend/decode_steps.hpp"
-#include "device/backend/decode_variant.hpp"
-#include "device/backend/gpu_timer.hpp"
+#include "device/hip_backend/decode_path.hpp"
+#include "device/hip_backend/decode_steps.hpp"
+#include "device/hip_backend/decode_variant.hpp"
+#include "device/hip_backend/gpu_timer.hpp"
 #include "device/kernels/split_kv_plan.hpp"
 #include "device/layout/launchers.hpp"
 

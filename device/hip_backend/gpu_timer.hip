@@ -1,4 +1,4 @@
-#include "device/backend/gpu_timer.hpp"
+#include "device/hip_backend/gpu_timer.hpp"
 
 #include "device/platform/gpu_check.hpp"
 #include "device/platform/gpu_runtime.hpp"

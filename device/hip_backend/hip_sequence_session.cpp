@@ -1,13 +1,13 @@
-#include "device/backend/hip_sequence_session.hpp"
+#include "device/hip_backend/hip_sequence_session.hpp"
 
 #include <stdexcept>
 #include <string>
 
 #include "core/mla_sequence.hpp"
-#include "device/backend/decode_path.hpp"
-#include "device/backend/mla_decode_pipeline.hpp"
-#include "device/backend/sequence_plans.hpp"
-#include "device/backend/staged_mla_tensors.hpp"
+#include "device/hip_backend/decode_path.hpp"
+#include "device/hip_backend/mla_decode_pipeline.hpp"
+#include "device/hip_backend/sequence_plans.hpp"
+#include "device/hip_backend/staged_mla_tensors.hpp"
 #include "device/staging/mla_decode_staging.hpp"
 
 namespace mlacheck {

@@ -1,4 +1,4 @@
-#include "device/backend/persistent_plan.hpp"
+#include "device/hip_backend/persistent_plan.hpp"
 
 #include <algorithm>
 

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "device/backend/gpu_timer.hpp"
-#include "device/backend/l2_flush.hpp"
-#include "device/backend/mla_decode_pipeline.hpp"
+#include "device/hip_backend/gpu_timer.hpp"
+#include "device/hip_backend/l2_flush.hpp"
+#include "device/hip_backend/mla_decode_pipeline.hpp"
 #include "device/platform/device_info.hpp"
 #include "device/staging/mla_decode_staging.hpp"
 

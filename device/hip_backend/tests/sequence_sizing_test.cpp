@@ -7,9 +7,9 @@
 #include <algorithm>
 
 #include "core/mla_sequence.hpp"
-#include "device/backend/hip_sequence_session.hpp"
-#include "device/backend/mla_decode_pipeline.hpp"
-#include "device/backend/staged_mla_tensors.hpp"
+#include "device/hip_backend/hip_sequence_session.hpp"
+#include "device/hip_backend/mla_decode_pipeline.hpp"
+#include "device/hip_backend/staged_mla_tensors.hpp"
 
 namespace mlacheck {
 namespace {

@@ -1,5 +1,5 @@
 // The split-KV attention step: stage 1 partials over (request, row group, split), stage 2 merge.
-#include "device/backend/decode_steps.hpp"
+#include "device/hip_backend/decode_steps.hpp"
 #include "device/kernels/split_kv_decode.hpp"
 
 namespace mlacheck {

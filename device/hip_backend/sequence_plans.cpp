@@ -1,4 +1,4 @@
-#include "device/backend/sequence_plans.hpp"
+#include "device/hip_backend/sequence_plans.hpp"
 
 namespace mlacheck {
 

@@ -1,8 +1,8 @@
-#include "device/backend/kv_gather_pipeline.hpp"
+#include "device/hip_backend/kv_gather_pipeline.hpp"
 
 #include <stdexcept>
 
-#include "device/backend/gpu_timer.hpp"
+#include "device/hip_backend/gpu_timer.hpp"
 #include "device/layout/launchers.hpp"
 #include "device/staging/guarded_buffer_set.hpp"
 #include "device/staging/tensor_codec.hpp"

@@ -21,7 +21,7 @@
 #include <string_view>
 
 #include "core/dtype.hpp"
-#include "device/backend/decode_intermediates.hpp"
+#include "device/hip_backend/decode_intermediates.hpp"
 #include "device/staging/guarded_buffer_set.hpp"
 
 namespace mlacheck {

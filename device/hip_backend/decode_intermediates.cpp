@@ -1,8 +1,8 @@
-#include "device/backend/decode_intermediates.hpp"
+#include "device/hip_backend/decode_intermediates.hpp"
 
 #include <stdexcept>
 
-#include "device/backend/stream_copy.hpp"
+#include "device/hip_backend/stream_copy.hpp"
 
 namespace mlacheck {
 

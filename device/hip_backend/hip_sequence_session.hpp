@@ -17,7 +17,7 @@
 
 #include "core/mla_problem.hpp"
 #include "device/backend.hpp"
-#include "device/backend/retained_intermediates.hpp"
+#include "device/hip_backend/retained_intermediates.hpp"
 #include "device/platform/device_info.hpp"
 
 namespace mlacheck {

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "core/poison_codes.hpp"
-#include "device/backend/decode_intermediates.hpp"
-#include "device/backend/mla_decode_pipeline.hpp"
-#include "device/backend/staged_mla_tensors.hpp"
+#include "device/hip_backend/decode_intermediates.hpp"
+#include "device/hip_backend/mla_decode_pipeline.hpp"
+#include "device/hip_backend/staged_mla_tensors.hpp"
 #include "device/staging/mla_decode_staging.hpp"
 
 namespace mlacheck {

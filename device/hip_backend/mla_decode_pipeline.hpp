@@ -15,9 +15,9 @@
 #include <string>
 
 #include "device/backend.hpp"
-#include "device/backend/decode_intermediates.hpp"
-#include "device/backend/decode_path.hpp"
-#include "device/backend/staged_mla_tensors.hpp"
+#include "device/hip_backend/decode_intermediates.hpp"
+#include "device/hip_backend/decode_path.hpp"
+#include "device/hip_backend/staged_mla_tensors.hpp"
 #include "device/platform/device_info.hpp"
 #include "device/platform/stream_handle.hpp"
 

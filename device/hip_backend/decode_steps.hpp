@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/mla_problem.hpp"
-#include "device/backend/decode_intermediates.hpp"
+#include "device/hip_backend/decode_intermediates.hpp"
 #include "device/faults.hpp"
 #include "device/platform/device_info.hpp"
 #include "device/platform/stream_handle.hpp"

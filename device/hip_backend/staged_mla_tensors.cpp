@@ -1,4 +1,4 @@
-#include "device/backend/staged_mla_tensors.hpp"
+#include "device/hip_backend/staged_mla_tensors.hpp"
 
 #include <initializer_list>
 #include <limits>
