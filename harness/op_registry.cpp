@@ -39,7 +39,9 @@ bool has_prefix(std::string_view repro, std::string_view name) {
   return repro.size() > name.size() && repro.substr(0, name.size()) == name && repro[name.size()] == ':';
 }
 
-std::string registered_names() {
+}  // namespace
+
+std::string op_names() {
   std::string names;
   for_first_op([&](auto op) {
     names += (names.empty() ? "" : ", ") + std::string(decltype(op)::name);
@@ -47,8 +49,6 @@ std::string registered_names() {
   });
   return names;
 }
-
-}  // namespace
 
 std::string_view op_name(const CaseProblem& c) {
   return std::visit([](const auto& p) { return OpOf<decltype(p)>::name; }, c);
@@ -74,7 +74,7 @@ CaseProblem parse_case(std::string_view repro) {
   if (!parsed) {
     const std::string head(repro.substr(0, std::min<std::size_t>(repro.size(), 40)));
     throw std::invalid_argument("repro string '" + head + "' names no operation: it starts with none of " +
-                                registered_names() + " followed by ':'");
+                                op_names() + " followed by ':'");
   }
   return out;
 }

@@ -41,6 +41,8 @@ using PreparedCase = detail::OpVariants<Ops>::Prepared;
 
 // The op's name ("mla_decode", "kv_gather").
 std::string_view op_name(const CaseProblem& c);
+// Every registered op's name, comma-separated, for messages that list what a repro may start with.
+std::string op_names();
 // The registered op a repro string names by its prefix; "" when none does.
 std::string_view op_of_repro(std::string_view repro);
 // The case of a repro string, through its op's parse hook. Throws std::invalid_argument naming the

@@ -4,8 +4,6 @@
 #include <stdexcept>
 
 #include "core/error.hpp"
-#include "core/gather_problem.hpp"
-#include "core/mla_problem.hpp"
 #include "core/repro_format.hpp"
 #include "scenarios/case_repro.hpp"
 
@@ -23,20 +21,9 @@ std::string with_fields(std::string_view op, Fields fields, const ReproPattern& 
   return out;
 }
 
-// A valid case of the operation, to try a pattern's keys and values on.
-std::string some_case(std::string_view op) {
-  if (op == "kv_gather") {
-    KvGatherProblem p;
-    p.name = "pattern";
-    p.kv_lens = {1};
-    return to_repro(with_defaults(p));
-  }
-  MlaDecodeProblem p;
-  p.name = "pattern";
-  p.kv_lens = {1};
-  p.q_lens = {1};
-  return to_repro(with_defaults(p));
-}
+// A valid case of the operation, to try a pattern's keys and values on: one request of one cached
+// token (`kv` is every op's request lengths), every other field the descriptor's default.
+std::string some_case(std::string_view op) { return to_repro(parse_case(std::string(op) + ":name=pattern;kv=1")); }
 
 }  // namespace
 
@@ -44,7 +31,7 @@ ReproPattern parse_repro_pattern(std::string_view text) {
   ReproPattern pattern;
   pattern.op = std::string(repro_op(text));
   if (!is_case_op(pattern.op)) {
-    throw ReproParseError("'" + pattern.op + "' is not one of mla_decode, kv_gather (a pattern starts with op:)");
+    throw ReproParseError("'" + pattern.op + "' is not one of " + op_names() + " (a pattern starts with op:)");
   }
   const repro::Reader reader(text, pattern.op);
   for (const auto& field : reader.remaining()) pattern.fields.emplace_back(field);

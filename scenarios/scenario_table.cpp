@@ -24,7 +24,7 @@ ScenarioProblem case_of(const CellReader& row, const std::string& id) {
   const std::string_view text = row.text("case");
   const std::string_view op = repro_op(text);
   if (!is_case_op(op)) {
-    row.fail("case", "'" + std::string(op) + "' is not one of mla_decode, kv_gather (a case starts with op:)");
+    row.fail("case", "'" + std::string(op) + "' is not one of " + op_names() + " (a case starts with op:)");
   }
   try {
     if (repro::Reader(text, op).remaining().count("name") != 0) {
