@@ -19,19 +19,26 @@ namespace mlacheck {
 
 // V (tokens x Lv) as chunks of kWidth channels: chunk c holds token j's channels
 // [c kWidth, (c + 1) kWidth) at j kWidth, the last chunk padded with zeros (which add nothing).
+// Sized once per request, then filled a range of tokens at a time (the oracle's key chunks).
 struct ValueChunks {
   static constexpr int kWidth = 16;
   std::vector<double> values;
   Eigen::Index tokens = 0;
   int chunks = 0;
+  int channels = 0;
+  void resize(Eigen::Index token_count, int channel_count) {
+    tokens = token_count;
+    channels = channel_count;
+    chunks = (channel_count + kWidth - 1) / kWidth;
+    values.resize(static_cast<std::size_t>(tokens) * static_cast<std::size_t>(chunks) * kWidth);
+  }
+  // Tokens [first, first + v.rows()), every channel of them, the padding included.
   template <class Values>
-  void assign(const Values& v) {
-    tokens = v.rows();
-    chunks = static_cast<int>((v.cols() + kWidth - 1) / kWidth);
-    values.assign(static_cast<std::size_t>(tokens) * static_cast<std::size_t>(chunks) * kWidth, 0.0);
-    for (Eigen::Index j = 0; j < tokens; ++j) {
-      for (Eigen::Index c = 0; c < v.cols(); ++c) {
-        values[static_cast<std::size_t>(((c / kWidth) * tokens + j) * kWidth + c % kWidth)] = v(j, c);
+  void assign_rows(const Values& v, Eigen::Index first) {
+    for (Eigen::Index j = 0; j < v.rows(); ++j) {
+      for (int c = 0; c < chunks * kWidth; ++c) {
+        values[static_cast<std::size_t>(((c / kWidth) * tokens + first + j) * kWidth + c % kWidth)] =
+            c < channels ? v(j, c) : 0.0;
       }
     }
   }

@@ -1,6 +1,5 @@
 #include "reference/mla_decode_reference.hpp"
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -8,11 +7,13 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/dtype.hpp"
-#include "reference/error_scales_merge.hpp"
+#include "reference/oracle_request_stages.hpp"
 #include "reference/oracle_statistics.hpp"
+#include "reference/oracle_work_units.hpp"
 #include "reference/page_indices.hpp"
 #include "reference/parallel_for.hpp"
 
@@ -20,36 +21,39 @@ namespace mlacheck {
 
 namespace {
 
-using MatrixRM = OracleMatrix;
-using FloatRowsMap = Eigen::Map<const Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>;
-using FloatRowMap = Eigen::Map<const Eigen::RowVectorXf>;
-
-// K of one request: its latents in token order, dequantised. Exact in double: a cache value has at
-// most 24 significant bits and so has the float scale, so their product needs at most 48 of 53.
-void gather_latents(const MlaDecodeProblem& p, const MlaDecodeInputs& in, std::span<const std::int32_t> slots,
-                    MatrixRM& k) {
-  const int width = lk(p);
-  const double kv_scale = p.kv_scale;
-  k.resize(static_cast<Eigen::Index>(slots.size()), width);
-  for (std::size_t pos = 0; pos < slots.size(); ++pos) {
-    const float* latent = in.kv_cache.data() + host_cache_index(p, slots[pos]);
-    k.row(static_cast<Eigen::Index>(pos)) = FloatRowMap(latent, width).cast<double>() * kv_scale;
-  }
-}
-
-// A kernel's float -> input-dtype conversion of its P tile (see PRoundingPoint::to_q_dtype).
-template <class Block>
-void round_like_kernel_p(Block&& e, DType t) {
-  for (Eigen::Index r = 0; r < e.rows(); ++r) {
-    for (Eigen::Index c = 0; c < e.cols(); ++c) e(r, c) = round_to(t, static_cast<float>(e(r, c)));
-  }
-}
-
 void expect_size(std::size_t actual, std::size_t expected, const std::string& what) {
   if (actual != expected) {
     throw std::invalid_argument("MLA decode inputs: " + what + " holds " + std::to_string(actual) +
                                 " values, the problem needs " + std::to_string(expected));
   }
+}
+
+// Runs body(work, unit, worker) for every unit of every request of a wave on `threads` threads,
+// units_of(work) units a request.
+template <class Units, class Body>
+void run_stage(std::span<OracleRequestWork> wave, int threads, Units units_of, Body body) {
+  std::vector<std::pair<std::size_t, int>> units;
+  for (std::size_t slot = 0; slot < wave.size(); ++slot) {
+    for (int u = 0; u < units_of(wave[slot]); ++u) units.emplace_back(slot, u);
+  }
+  parallel_for(static_cast<int>(units.size()), threads, [&](int i, int worker) {
+    body(wave[units[static_cast<std::size_t>(i)].first], units[static_cast<std::size_t>(i)].second, worker);
+  });
+}
+
+// The requests after `first` computed together: up to `threads` of them, fewer once every stage
+// has two units a thread (a wave's arrays are held at once).
+int wave_end(const MlaDecodeProblem& p, int first, int threads) {
+  OracleWorkUnits units;
+  int end = first;
+  while (end < batch(p) && end - first < threads) {
+    units.key_chunks += key_chunk_count(p.kv_lens[static_cast<std::size_t>(end)]);
+    units.row_blocks += row_block_count(p.q_lens[static_cast<std::size_t>(end)] * heads(p));
+    units.value_blocks += value_block_count(p.kv_lora_rank);
+    ++end;
+    if (units.fewest() >= 2 * threads) break;
+  }
+  return end;
 }
 
 }  // namespace
@@ -72,24 +76,6 @@ MlaDecodeOutputs<double> faithful_oracle(const MlaDecodeProblem& p, const MlaTol
   return exact;
 }
 
-namespace {
-
-// Rows of a request whose statistics are one part of MlaErrorScales: a fixed size, so the parts
-// and the order they are merged in do not depend on the thread count.
-constexpr int kStatisticsRowBlock = 8;
-
-// One thread's arrays, reused across the requests it computes to keep allocations out of the loop
-// (K's squares and V's chunks are tens of MB at kv 8192: allocated afresh, every request would
-// page in new zeroed memory).
-struct RequestWorkspace {
-  MatrixRM k, k_sq, s, scores, prod2;
-  Eigen::VectorXd row_max, row_sum;
-  ValueChunks values;
-  RowStatisticsScratch rows;
-};
-
-}  // namespace
-
 std::optional<DType> oracle_p_dtype(const MlaDecodeProblem& p, PRoundingPoint rounding) {
   if (rounding == PRoundingPoint::kept_f32) return std::nullopt;
   const ResolvedPRounding resolved = resolve_p_rounding(p, rounding);
@@ -108,105 +94,40 @@ MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const M
   const std::optional<DType> p_dtype = oracle_p_dtype(p, rounding);
   const PageIndices pages = expand_page_indices(p, in);
   const int h = heads(p);
-  const int width = lk(p);
-  const int lv = p.kv_lora_rank;
   const std::vector<int> qo = qo_indptr(p);
   const auto tokens = static_cast<std::size_t>(qo.back());
   const int requests = batch(p);
 
   MlaDecodeOutputs<double> out;
-  out.o.resize(tokens * static_cast<std::size_t>(h) * static_cast<std::size_t>(lv));
+  out.o.resize(tokens * static_cast<std::size_t>(h) * static_cast<std::size_t>(p.kv_lora_rank));
   out.lse.resize(tokens * static_cast<std::size_t>(h));
 
-  // Enough requests keep every thread busy on whole requests; otherwise each request's statistics
-  // rows are spread over the threads (its matrix products stay on the calling thread).
+  // The requests of a wave go through the stages of reference/oracle_work_units.hpp together, each
+  // stage's units spread over the threads; the units do not depend on the thread count, and the
+  // requests' scales are merged in request order, so neither do the results.
   threads = std::max(1, threads);
-  const bool across_requests = threads > 1 && requests >= threads;
-  const int row_threads = across_requests ? 1 : threads;
-  std::vector<RequestWorkspace> workspaces(static_cast<std::size_t>(across_requests ? threads : row_threads));
-  std::vector<MlaErrorScales> request_scales(scales != nullptr ? static_cast<std::size_t>(requests) : 0);
-
-  const auto run_request = [&](int b, int worker) {
-    RequestWorkspace& ws = workspaces[static_cast<std::size_t>(across_requests ? worker : 0)];
-    MatrixRM& k = ws.k;
-    MatrixRM& s = ws.s;
-    Eigen::VectorXd& row_max = ws.row_max;
-    Eigen::VectorXd& row_sum = ws.row_sum;
-    const int kv = p.kv_lens[b];
-    const int q_len = p.q_lens[b];
-    const int rows = q_len * h;
-    const auto first_row = static_cast<std::size_t>(qo[b]) * static_cast<std::size_t>(h);
-    gather_latents(p, in, std::span(pages.kv_indices).subspan(static_cast<std::size_t>(pages.kv_indptr[b]),
-                                                              static_cast<std::size_t>(kv)),
-                   k);
-    // Exact in double, as the latents: an fp8 query's code times its float scale.
-    const MatrixRM q = FloatRowsMap(in.q.data() + first_row * static_cast<std::size_t>(width), rows, width)
-                           .cast<double>() *
-                       static_cast<double>(p.q_scale);
-    s.resize(rows, kv);
-    s.noalias() = p.scale * q * k.transpose();  // S, overwritten in place by E below
-    if (scales != nullptr) ws.scores = s;       // the statistics read the scores themselves
-
-    row_max.resize(rows);
-    row_sum.resize(rows);
-    std::vector<int> visible_of_row(static_cast<std::size_t>(rows));
-    for (int t = 0; t < q_len; ++t) {
-      const int visible = visible_kv(p, b, t);  // causal, aligned bottom-right
-      std::fill_n(visible_of_row.begin() + t * h, h, visible);
-      if (visible == 0) {  // an empty row (a padded request): sum 0 marks it for the identity below
-        row_max.segment(t * h, h).setZero();
-        row_sum.segment(t * h, h).setZero();
-        continue;
-      }
-      auto seen = s.block(t * h, 0, h, visible);
-      auto m = row_max.segment(t * h, h);
-      m = seen.rowwise().maxCoeff();
-      seen.array().colwise() -= m.array();
-      seen = seen.array().exp();
-      row_sum.segment(t * h, h) = seen.rowwise().sum();
-      if (p_dtype) round_like_kernel_p(seen, *p_dtype);
-      s.block(t * h, visible, h, kv - visible).setZero();  // masked: contributes nothing to E V
-    }
-
-    Eigen::Map<MatrixRM> o(out.o.data() + first_row * static_cast<std::size_t>(lv), rows, lv);
-    o.noalias() = s * k.leftCols(lv);
-    o.array().colwise() /= row_sum.array();  // correctly rounded on every code path
-    for (int r = 0; r < rows; ++r) {
-      if (row_sum[r] == 0.0) o.row(r).setZero();  // an empty row's 0/0, before the scales read O
-    }
+  const OracleCall call{p, in, pages, qo, p_dtype, scales != nullptr, buckets, out};
+  std::vector<OracleRequestWork> work(static_cast<std::size_t>(std::clamp(requests, 1, threads)));
+  std::vector<RowStatisticsScratch> scratch(static_cast<std::size_t>(threads));
+  for (int first = 0; first < requests;) {
+    const int end = wave_end(p, first, threads);
+    const std::span<OracleRequestWork> wave(work.data(), static_cast<std::size_t>(end - first));
+    run_stage(wave, threads, [](const OracleRequestWork&) { return 1; },
+              [&](OracleRequestWork& w, int, int) { begin_request(call, first + static_cast<int>(&w - work.data()), w); });
+    run_stage(wave, threads, [](const OracleRequestWork& w) { return key_chunk_count(w.kv); },
+              [&](OracleRequestWork& w, int chunk, int) { run_key_chunk(call, w, chunk); });
+    run_stage(wave, threads, [](const OracleRequestWork& w) { return row_block_count(w.rows); },
+              [&](OracleRequestWork& w, int block, int) { run_softmax_rows(call, w, block); });
+    run_stage(wave, threads, [&](const OracleRequestWork&) { return value_block_count(p.kv_lora_rank); },
+              [&](OracleRequestWork& w, int block, int) { run_value_block(call, w, block); });
     if (scales != nullptr) {
-      ws.k_sq = k.cwiseAbs2();
-      ws.prod2.noalias() = q.cwiseAbs2() * ws.k_sq.transpose();
-      OracleRequest request{q, k, ws.scores, ws.prod2, s, row_sum, row_max,
-                            o.data(), std::move(visible_of_row), {}, {}, {}, ws.values, buckets};
-      prepare_request_views(lv, request);
-      MlaErrorScales& part = request_scales[static_cast<std::size_t>(b)];
-      add_request_error_scales(request, part);
-      const int blocks = (rows + kStatisticsRowBlock - 1) / kStatisticsRowBlock;
-      std::vector<MlaErrorScales> block_scales(static_cast<std::size_t>(blocks));
-      std::vector<RowStatisticsScratch> row_scratch(static_cast<std::size_t>(std::min(row_threads, blocks)));
-      parallel_for(blocks, row_threads, [&](int block, int row_worker) {
-        RowStatisticsScratch& scratch = row_threads == 1 ? ws.rows : row_scratch[static_cast<std::size_t>(row_worker)];
-        add_row_error_scales(p, request, block * kStatisticsRowBlock, std::min(rows, (block + 1) * kStatisticsRowBlock),
-                             scratch, block_scales[static_cast<std::size_t>(block)]);
-      });
-      for (const MlaErrorScales& block : block_scales) merge_error_scales(part, block);
+      run_stage(wave, threads, [](const OracleRequestWork& w) { return row_block_count(w.rows); },
+                [&](OracleRequestWork& w, int block, int worker) {
+                  run_statistics_rows(call, w, block, scratch[static_cast<std::size_t>(worker)]);
+                });
     }
-    // Evaluated in Eigen's aligned storage, then copied: vectorised and scalar log differ in the
-    // last bit, and evaluating into the output vector would let its heap alignment decide which
-    // elements take which path, making results depend on the allocation.
-    row_max.array() += row_sum.array().log();
-    for (int r = 0; r < rows; ++r) {
-      if (row_sum[r] == 0.0) {  // saw no token: the identity of the LSE merge, O 0 and LSE -inf
-        o.row(r).setZero();
-        row_max[r] = -std::numeric_limits<double>::infinity();
-      }
-    }
-    std::copy_n(row_max.data(), rows, out.lse.begin() + static_cast<std::ptrdiff_t>(first_row));
-  };
-  parallel_for(requests, across_requests ? threads : 1, run_request);
-  if (scales != nullptr) {
-    for (const MlaErrorScales& part : request_scales) merge_error_scales(*scales, part);
+    for (OracleRequestWork& w : wave) finish_request(call, w, scales);
+    first = end;
   }
   return out;
 }

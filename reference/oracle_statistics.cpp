@@ -144,18 +144,6 @@ bool add_row(const MlaDecodeProblem& p, const OracleRequest& x, Eigen::Index r, 
 
 }  // namespace
 
-void prepare_request_views(int lv, OracleRequest& r) {
-  r.q_norm = r.q.rowwise().norm();
-  r.k_norm = r.k.rowwise().norm();
-  r.v_norm = r.k.leftCols(lv).rowwise().norm();
-  if (r.buckets.bf16 || r.buckets.f16) r.values.assign(r.k.leftCols(lv));
-}
-
-void add_request_error_scales(const OracleRequest& r, MlaErrorScales& sc) {
-  if (r.q.size() > 0) sc.max_abs_q = std::max(sc.max_abs_q, r.q.cwiseAbs().maxCoeff());
-  if (r.k.size() > 0) sc.max_abs_kv = std::max(sc.max_abs_kv, r.k.cwiseAbs().maxCoeff());
-}
-
 void add_row_error_scales(const MlaDecodeProblem& p, const OracleRequest& x, int row_begin, int row_end,
                           RowStatisticsScratch& scratch, MlaErrorScales& sc) {
   const int lv = p.kv_lora_rank;

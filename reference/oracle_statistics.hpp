@@ -27,14 +27,13 @@ struct OracleRequest {
   const Eigen::VectorXd& row_sum;          // l, 0 for a row that sees no token
   const Eigen::VectorXd& row_max;          // m
   const double* o;                         // rows x Lv, row-major: the normalised outputs
-  std::vector<int> visible;                // per row: the tokens it sees (a prefix of the columns)
-  Eigen::VectorXd q_norm, k_norm, v_norm;  // per row, per token, per token
-  ValueChunks& values;                     // V a few channels at a time, for the coherent sums
+  const std::vector<int>& visible;         // per row: the tokens it sees (a prefix of the columns)
+  const Eigen::VectorXd& q_norm;           // per row
+  const Eigen::VectorXd& k_norm;           // per token
+  const Eigen::VectorXd& v_norm;           // per token: of its first Lv channels
+  const ValueChunks& values;               // V a few channels at a time, for the coherent sums
   PBucketKinds buckets;                    // the dtypes whose rounding buckets are measured
 };
-
-// Fills the norms of r from its matrices, and its value chunks when r measures rounding buckets.
-void prepare_request_views(int lv, OracleRequest& r);
 
 // Reused per thread, so that row after row allocates nothing once grown.
 struct RowStatisticsScratch {
@@ -45,9 +44,6 @@ struct RowStatisticsScratch {
   CodeSortScratch sort;
   BlockBuckets buckets;  // the block's rounding buckets
 };
-
-// The request-wide part: the largest |q| and |cache value| read.
-void add_request_error_scales(const OracleRequest& r, MlaErrorScales& sc);
 
 // Rows [row_begin, row_end) of the request: weights, rounding buckets, scores, running maxima
 // and their outputs' rounding. Each row's bucketed terms are added after the block's other sums.
