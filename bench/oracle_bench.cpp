@@ -15,6 +15,9 @@
 // its MMA input (the hip backend's point; reference/p_bucket_kinds.hpp), `both` (the default) both
 // dtypes' as a caller that does not know the point.
 //
+// Each statistics row also gives the case's units of work (reference/oracle_work_units.hpp): its
+// key chunks, row blocks and value blocks, what its threads share in each stage.
+//
 // FLOPs count the two products: 2 * q_len * heads * kv_len * (Lk + Lv) per request. Oracle and
 // dgemm times are medians of N alternating runs after a warm-up. The plain loop would take
 // minutes at these shapes, so it is timed once on one request of 16 heads (same Lk, Lv, kv_len,
@@ -33,6 +36,7 @@
 #include "core/tolerance.hpp"
 #include "reference/mla_decode_plain.hpp"
 #include "reference/mla_decode_reference.hpp"
+#include "reference/oracle_work_units.hpp"
 #include "reference/p_bucket_kinds.hpp"
 
 namespace mlacheck {
@@ -57,23 +61,29 @@ Row measure(const std::string& name, int q_len, PRoundingPoint rounding, int run
           oracle_flops(slice) / plain_s * 1e-9};
 }
 
-void print_statistics(const std::vector<OracleRate>& rows, int threads, int runs, const char* buckets, bool csv) {
+void print_statistics(const std::vector<OracleRate>& rows, const std::vector<OracleWorkUnits>& units, int threads,
+                      int runs, const char* buckets, bool csv) {
   if (csv) {
-    std::puts("case,threads,ms,gflops,dgemm_gflops,fraction_of_dgemm,target_met");
-    for (const OracleRate& r : rows) {
-      std::printf("%s,%d,%.2f,%.2f,%.2f,%.3f,%d\n", r.name.c_str(), threads, r.ms, r.gflops, r.dgemm_gflops,
-                  r.gflops / r.dgemm_gflops, r.gflops / r.dgemm_gflops >= kOracleFractionTarget ? 1 : 0);
+    std::puts("case,threads,ms,gflops,dgemm_gflops,fraction_of_dgemm,target_met,key_chunks,row_blocks,value_blocks");
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const OracleRate& r = rows[i];
+      std::printf("%s,%d,%.2f,%.2f,%.2f,%.3f,%d,%d,%d,%d\n", r.name.c_str(), threads, r.ms, r.gflops, r.dgemm_gflops,
+                  r.gflops / r.dgemm_gflops, r.gflops / r.dgemm_gflops >= kOracleFractionTarget ? 1 : 0,
+                  units[i].key_chunks, units[i].row_blocks, units[i].value_blocks);
     }
     return;
   }
   std::printf("\nMLA oracle with its statistics (MlaErrorScales, rounding buckets: %s), %d thread(s), against dgemm "
               "on as many; median of %d runs; target >= 1/3 of dgemm\n\n",
               buckets, threads, runs);
-  std::printf("%-34s %9s %9s %13s %9s  %s\n", "case", "ms", "GFLOP/s", "dgemm GFLOP/s", "of dgemm", "target");
-  for (const OracleRate& r : rows) {
+  std::printf("%-34s %9s %9s %13s %9s  %-7s %s\n", "case", "ms", "GFLOP/s", "dgemm GFLOP/s", "of dgemm", "target",
+              "units: keys/rows/values");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const OracleRate& r = rows[i];
     const double fraction = r.gflops / r.dgemm_gflops;
-    std::printf("%-34s %9.1f %9.2f %13.2f %9.3f  %s\n", r.name.c_str(), r.ms, r.gflops, r.dgemm_gflops, fraction,
-                fraction >= kOracleFractionTarget ? "met" : "missed");
+    std::printf("%-34s %9.1f %9.2f %13.2f %9.3f  %-7s %d/%d/%d\n", r.name.c_str(), r.ms, r.gflops, r.dgemm_gflops,
+                fraction, fraction >= kOracleFractionTarget ? "met" : "missed", units[i].key_chunks,
+                units[i].row_blocks, units[i].value_blocks);
   }
 }
 
@@ -106,12 +116,14 @@ int main(int argc, char** argv) {
   }
 
   std::vector<OracleRate> statistics;
+  std::vector<OracleWorkUnits> units;
   for (const MlaDecodeProblem& p : oracle_target_problems(false)) {
+    units.push_back(oracle_work_units(p));
     PBucketKinds kinds;
     if (buckets == "judged") kinds = p_buckets_judged(p, PRoundingPoint::to_mma_input);
     statistics.push_back(measure_oracle_rate(p, threads, runs, kinds));
   }
-  print_statistics(statistics, threads, runs, buckets.c_str(), csv);
+  print_statistics(statistics, units, threads, runs, buckets.c_str(), csv);
   if (statistics_only) return 0;
 
   std::vector<Row> rows;
