@@ -29,31 +29,25 @@ void expect_size(std::size_t actual, std::size_t expected, const std::string& wh
 }
 
 // Runs body(work, unit, worker) for every unit of every request of a wave on `threads` threads,
-// units_of(work) units a request.
-template <class Units, class Body>
-void run_stage(std::span<OracleRequestWork> wave, int threads, Units units_of, Body body) {
-  std::vector<std::pair<std::size_t, int>> units;
+// units_of(work) units a request, the costliest first by cost(work, unit) (an estimate in
+// multiply-adds), so that no large unit is left for the end of the stage. The order changes which
+// thread computes a unit, never what the unit writes.
+template <class Units, class Cost, class Body>
+void run_stage(std::span<OracleRequestWork> wave, int threads, Units units_of, Cost cost, Body body) {
+  struct Unit {
+    double cost;
+    std::size_t slot;
+    int index;
+  };
+  std::vector<Unit> units;
   for (std::size_t slot = 0; slot < wave.size(); ++slot) {
-    for (int u = 0; u < units_of(wave[slot]); ++u) units.emplace_back(slot, u);
+    for (int u = 0; u < units_of(wave[slot]); ++u) units.push_back({cost(wave[slot], u), slot, u});
   }
+  std::stable_sort(units.begin(), units.end(), [](const Unit& a, const Unit& b) { return a.cost > b.cost; });
   parallel_for(static_cast<int>(units.size()), threads, [&](int i, int worker) {
-    body(wave[units[static_cast<std::size_t>(i)].first], units[static_cast<std::size_t>(i)].second, worker);
+    const Unit& u = units[static_cast<std::size_t>(i)];
+    body(wave[u.slot], u.index, worker);
   });
-}
-
-// The requests after `first` computed together: up to `threads` of them, fewer once every stage
-// has two units a thread (a wave's arrays are held at once).
-int wave_end(const MlaDecodeProblem& p, int first, int threads) {
-  OracleWorkUnits units;
-  int end = first;
-  while (end < batch(p) && end - first < threads) {
-    units.key_chunks += key_chunk_count(p.kv_lens[static_cast<std::size_t>(end)]);
-    units.row_blocks += row_block_count(p.q_lens[static_cast<std::size_t>(end)] * heads(p));
-    units.value_blocks += value_block_count(p.kv_lora_rank);
-    ++end;
-    if (units.fewest() >= 2 * threads) break;
-  }
-  return end;
 }
 
 }  // namespace
@@ -107,27 +101,42 @@ MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const M
   // requests' scales are merged in request order, so neither do the results.
   threads = std::max(1, threads);
   const OracleCall call{p, in, pages, qo, p_dtype, scales != nullptr, buckets, out};
+  // A wave of up to `threads` requests is held at once (as many as whole requests on that many
+  // threads would hold).
   std::vector<OracleRequestWork> work(static_cast<std::size_t>(std::clamp(requests, 1, threads)));
   std::vector<RowStatisticsScratch> scratch(static_cast<std::size_t>(threads));
-  for (int first = 0; first < requests;) {
-    const int end = wave_end(p, first, threads);
+  const double lv = p.kv_lora_rank;
+  const auto rows_times_tokens = [](const OracleRequestWork& w, int block) {
+    return static_cast<double>(row_block(w.rows, block).size()) * w.kv;
+  };
+  for (int first = 0; first < requests; first += static_cast<int>(work.size())) {
+    const int end = std::min(requests, first + static_cast<int>(work.size()));
     const std::span<OracleRequestWork> wave(work.data(), static_cast<std::size_t>(end - first));
-    run_stage(wave, threads, [](const OracleRequestWork&) { return 1; },
-              [&](OracleRequestWork& w, int, int) { begin_request(call, first + static_cast<int>(&w - work.data()), w); });
-    run_stage(wave, threads, [](const OracleRequestWork& w) { return key_chunk_count(w.kv); },
-              [&](OracleRequestWork& w, int chunk, int) { run_key_chunk(call, w, chunk); });
-    run_stage(wave, threads, [](const OracleRequestWork& w) { return row_block_count(w.rows); },
-              [&](OracleRequestWork& w, int block, int) { run_softmax_rows(call, w, block); });
-    run_stage(wave, threads, [&](const OracleRequestWork&) { return value_block_count(p.kv_lora_rank); },
-              [&](OracleRequestWork& w, int block, int) { run_value_block(call, w, block); });
+    run_stage(
+        wave, threads, [](const OracleRequestWork&) { return 1; }, [](const OracleRequestWork&, int) { return 0.0; },
+        [&](OracleRequestWork& w, int, int) { begin_request(call, first + static_cast<int>(&w - work.data()), w); });
+    run_stage(
+        wave, threads, [](const OracleRequestWork& w) { return key_chunk_count(w.kv); },
+        [](const OracleRequestWork& w, int chunk) { return static_cast<double>(w.rows) * key_chunk(w.kv, chunk).size(); },
+        [&](OracleRequestWork& w, int chunk, int) { run_key_chunk(call, w, chunk); });
+    run_stage(
+        wave, threads, [](const OracleRequestWork& w) { return row_block_count(w.rows); }, rows_times_tokens,
+        [&](OracleRequestWork& w, int block, int) { run_softmax_rows(call, w, block); });
+    run_stage(
+        wave, threads, [&](const OracleRequestWork&) { return value_block_count(p.kv_lora_rank); },
+        [&](const OracleRequestWork& w, int block) {
+          return static_cast<double>(w.rows) * w.kv * value_block(p.kv_lora_rank, block).size();
+        },
+        [&](OracleRequestWork& w, int block, int) { run_value_block(call, w, block); });
     if (scales != nullptr) {
-      run_stage(wave, threads, [](const OracleRequestWork& w) { return row_block_count(w.rows); },
-                [&](OracleRequestWork& w, int block, int worker) {
-                  run_statistics_rows(call, w, block, scratch[static_cast<std::size_t>(worker)]);
-                });
+      run_stage(
+          wave, threads, [](const OracleRequestWork& w) { return row_block_count(w.rows); },
+          [&](const OracleRequestWork& w, int block) { return rows_times_tokens(w, block) * lv; },
+          [&](OracleRequestWork& w, int block, int worker) {
+            run_statistics_rows(call, w, block, scratch[static_cast<std::size_t>(worker)]);
+          });
     }
     for (OracleRequestWork& w : wave) finish_request(call, w, scales);
-    first = end;
   }
   return out;
 }

@@ -33,8 +33,9 @@ std::optional<DType> oracle_p_dtype(const MlaDecodeProblem& p, PRoundingPoint ro
 // Throws std::invalid_argument when the inputs' sizes do not match the problem.
 // `scales`, when given, receives what the tight tolerance needs of the actual numbers
 // (core/tolerance.hpp), measured on this oracle's own weights and outputs.
-// `threads` > 1 computes requests (or, when there are fewer requests than threads, each request's
-// statistics rows) on that many threads; outputs and scales are bit-identical for every count.
+// `threads` > 1 spreads the work over that many threads, in the units reference/oracle_work_units.hpp
+// cuts each request into (key chunks, row blocks, value blocks), which depend on the problem only:
+// outputs and scales are bit-identical for every count.
 // `buckets`: the dtypes whose rounding-bucket statistics (scales->p_bucketed) are measured, both
 // unless the caller knows the point it is judged against (reference/p_bucket_kinds.hpp).
 MlaDecodeOutputs<double> mla_decode_reference(const MlaDecodeProblem& p, const MlaDecodeInputs& in,
