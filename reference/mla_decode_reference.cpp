@@ -1,13 +1,10 @@
 #include "reference/mla_decode_reference.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "core/dtype.hpp"

@@ -3,18 +3,21 @@
 // is fixed by the problem alone, never by the thread count, and every result is combined in unit
 // order, so outputs and statistics are bit-identical for every count.
 //
-// Per request, in stages (each a pass over the units of a few requests at once):
-//   key chunks  (tokens)   K gathered, S = scale Q K^T, the statistics' scores, sum q^2 k^2, the
-//                          tokens' norms and value chunks: the columns of each product;
-//   row blocks  (rows)     the softmax (row max, exp, row sum: a row needs all its keys), then
-//                          the tight tolerance's row statistics (reference/oracle_statistics.hpp);
-//   value blocks (channels) O = E V / l, a block of O's columns.
-// A column block of an Eigen product sums each element over the same inner dimension in the same
-// order as the whole product, so the products are those of the unsplit request: key chunks start
-// at multiples of kOracleKeyChunk and value blocks at multiples of kOracleValueColumns (multiples of
-// the product kernels' column groups), and the last chunk or block takes the remainder, so that
-// none is narrower than the whole (a one-column product would take Eigen's matrix-vector path).
-#include <vector>
+// Per request, in stages (the requests of a wave, up to one a thread, pass each stage together):
+//   key chunks   (tokens)   K gathered, those columns of S = scale Q K^T, of the statistics'
+//                           scores and of sum q^2 k^2, the tokens' norms and value chunks;
+//   row blocks   (rows)     the softmax (a row's max and sum need every key's score, so it follows
+//                           the key chunks), then the tight tolerance's row statistics
+//                           (reference/oracle_statistics.hpp);
+//   value blocks (channels) those columns of O = E V / l.
+// No sum changes order: the softmax and the statistics are per row, and a column block of an Eigen
+// product sums each element over the same inner dimension as the whole product, with the same
+// bits where the block starts on a boundary of the kernel's groups. Eigen computes the row-major O
+// as its transpose, so O's channels are the GEMM kernel's rows, taken 12 at a time on AVX2 (32 on
+// the matrix-vector path of a one-row request): kOracleValueColumns is a multiple of both. The last
+// chunk or block takes the remainder, so none is narrower than the whole (a one-column product
+// would take Eigen's matrix-vector path). tests/oracle_work_units_test.cpp holds split requests to
+// the unsplit implementation bit for bit.
 
 #include "core/mla_problem.hpp"
 
