@@ -42,10 +42,8 @@ Throughput run_plan_cases(const std::vector<RunCase>& plan, Backend* backend, co
   for (const RunCase& c : plan) {
     if (c.kind == RunCase::Kind::oracle_self_check) {
       run_oracle_self_check(parse_mla_decode(c.repro));
-    } else if (c.repro.rfind("kv_gather:", 0) == 0) {
-      device_cases.emplace_back(parse_kv_gather(c.repro));
     } else {
-      device_cases.emplace_back(parse_mla_decode(c.repro));
+      device_cases.push_back(parse_case(c.repro));
     }
   }
   Throughput t;
