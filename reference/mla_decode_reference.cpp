@@ -14,7 +14,7 @@
 #include "reference/error_scales_merge.hpp"
 #include "reference/oracle_statistics.hpp"
 #include "reference/page_indices.hpp"
-#include "reference/parallel_for.hpp"
+#include "core/parallel_for.hpp"
 
 namespace mlacheck {
 

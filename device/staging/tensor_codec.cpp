@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cstring>
-#include <future>
 #include <stdexcept>
 #include <thread>
 
 #include "core/dtype_convert.hpp"
+#include "core/parallel_for.hpp"
 
 namespace mlacheck {
 
@@ -23,18 +23,11 @@ template <class Body>
 void for_slices(std::size_t n, const Body& body) {
   const std::size_t threads = std::max(1u, std::thread::hardware_concurrency());
   const std::size_t slices = std::clamp<std::size_t>(n / kSliceElements, 1, threads);
-  if (slices == 1) {
-    body(std::size_t{0}, n);
-    return;
-  }
   const std::size_t per = (n + slices - 1) / slices;
-  std::vector<std::future<void>> others;
-  for (std::size_t s = 1; s < slices; ++s) {
-    const std::size_t begin = s * per, end = std::min(n, begin + per);
-    if (begin < end) others.push_back(std::async(std::launch::async, [&body, begin, end] { body(begin, end); }));
-  }
-  body(std::size_t{0}, std::min(n, per));
-  for (auto& f : others) f.get();
+  parallel_for(static_cast<int>(slices), static_cast<int>(slices), [&](int s, int) {
+    const std::size_t begin = static_cast<std::size_t>(s) * per;
+    body(begin, std::min(n, begin + per));
+  });
 }
 
 template <class Code, class Encode>
