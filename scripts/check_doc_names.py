@@ -14,7 +14,7 @@ gone. This check reads each doc given (Markdown) and reports, as `doc:line: ...`
   the tree's;
 - function named in backticks with parentheses (`settle_case()`, `make_backend(spec, device)`,
   `mlacheck.plan(...)`: the last name before the parenthesis) that no source file (*.cpp *.hpp *.h
-  *.hip *.cu *.c *.py) mentions as a word.
+  *.hip *.cu *.c *.py, and CMake files for CMake's own functions) mentions as a word.
 
 Usage: check_doc_names.py [--root DIR] DOC...
 Exit status: 0 when every name exists, 1 when one does not (each printed), 2 for bad usage.
@@ -26,9 +26,9 @@ import re
 import sys
 
 SOURCE_EXTENSIONS = (".cpp", ".hpp", ".h", ".hip", ".cu", ".c", ".py")
-# Where a named function is looked for: the sources, and the CMake and shell files (a doc names
-# `find_package(...)` or a script's function as well).
-WORD_EXTENSIONS = SOURCE_EXTENSIONS + (".cmake", ".sh", "CMakeLists.txt")
+# Where a named function is looked for: the sources, and the CMake files (a doc names CMake's
+# `find_package(...)` as well).
+WORD_EXTENSIONS = SOURCE_EXTENSIONS + (".cmake", "CMakeLists.txt")
 # Bare file names checked against the tree: sources, scripts, CMake and docs. Other bare names
 # (report.csv, junit.xml, libmlacheck_capi.so) are what the tools write or build.
 BARE_NAME_EXTENSIONS = SOURCE_EXTENSIONS + (".sh", ".cmake", ".md", ".in", ".map")
