@@ -13,6 +13,7 @@
 #include "device/plugin/plugin_backend.hpp"
 #include "harness/gather_case.hpp"
 #include "harness/mla_case.hpp"
+#include "properties/support/mla_test_problems.hpp"
 
 namespace mlacheck {
 namespace {
@@ -24,12 +25,7 @@ std::unique_ptr<Backend> load(const std::string& path) {
 }
 
 MlaDecodeProblem decode_problem() {
-  MlaDecodeProblem p;
-  p.name = "plugin-decode";
-  p.kv_lens = {300, 17, 1};
-  p.q_lens = {1, 1, 1};
-  p.block_size = 16;
-  return with_defaults(p);
+  return with_defaults(test_problem("plugin-decode", 16, {{300, 17, 1}, {1, 1, 1}}));
 }
 
 // Shapes that exercise every part of the ABI the example reads: multi-token causal rows, block
@@ -37,43 +33,18 @@ MlaDecodeProblem decode_problem() {
 // ABI's q_scale), f16 and f32 outputs, a TP rank's heads, heads below 16, no rope channels.
 std::vector<MlaDecodeProblem> example_problems() {
   std::vector<MlaDecodeProblem> out{decode_problem()};
-  MlaDecodeProblem mtp;
-  mtp.name = "plugin-mtp-fp8";
-  mtp.kv_lens = {40, 7};
-  mtp.q_lens = {3, 2};
-  mtp.block_size = 7;
-  mtp.q_dtype = mtp.o_dtype = DType::f16;
-  mtp.kv_dtype = DType::fp8_e4m3fn;
-  mtp.kv_scale = 0.03125f;
-  out.push_back(with_defaults(mtp));
-  MlaDecodeProblem rank;
-  rank.name = "plugin-tp-rank-fnuz";
-  rank.total_heads = 128;
-  rank.tp = 8;
-  rank.tp_rank = 3;
-  rank.kv_lens = {33, 100};
-  rank.q_lens = {1, 4};
-  rank.block_size = 1;
-  rank.kv_dtype = DType::fp8_e4m3fnuz;
-  rank.kv_scale = 0.5f;
-  rank.o_dtype = DType::f32;
-  out.push_back(with_defaults(rank));
-  MlaDecodeProblem narrow;
-  narrow.name = "plugin-f32-no-rope";
-  narrow.total_heads = 6;
+  const MlaDecodeProblem mtp = test_problem("plugin-mtp-fp8", 16, {{40, 7}, {3, 2}, 7});
+  out.push_back(with_defaults(with_dtypes(mtp, DType::f16, DType::fp8_e4m3fn, DType::f16, 0.03125f)));
+  const MlaDecodeProblem rank = on_tp_rank(test_problem("plugin-tp-rank-fnuz", 128, {{33, 100}, {1, 4}, 1}), 8, 3);
+  out.push_back(with_defaults(with_dtypes(rank, DType::bf16, DType::fp8_e4m3fnuz, DType::f32, 0.5f)));
+  MlaDecodeProblem narrow = with_dtypes(test_problem("plugin-f32-no-rope", 6, {{65}, {5}}), DType::f32, DType::f32, DType::f32);
   narrow.kv_lora_rank = 128;
   narrow.rope_dim = 0;
-  narrow.kv_lens = {65};
-  narrow.q_lens = {5};
-  narrow.q_dtype = narrow.kv_dtype = narrow.o_dtype = DType::f32;
   out.push_back(with_defaults(narrow));
-  MlaDecodeProblem a8w8;  // aiter's fp8 decode: fp8 q and cache, each with its per-tensor scale
-  a8w8.name = "plugin-fp8-queries";
-  a8w8.kv_lens = {70, 9};
-  a8w8.q_lens = {2, 1};
-  a8w8.q_dtype = a8w8.kv_dtype = DType::fp8_e4m3fn;
+  // aiter's fp8 decode: fp8 q and cache, each with its per-tensor scale
+  MlaDecodeProblem a8w8 = test_problem("plugin-fp8-queries", 16, {{70, 9}, {2, 1}});
+  a8w8 = with_dtypes(a8w8, DType::fp8_e4m3fn, DType::fp8_e4m3fn, DType::bf16, 0.25f);
   a8w8.q_scale = 0.0234375f;
-  a8w8.kv_scale = 0.25f;
   out.push_back(with_defaults(a8w8));
   return out;
 }
