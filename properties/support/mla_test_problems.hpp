@@ -41,6 +41,15 @@ inline MlaDecodeProblem small_latent_problem(std::string name, int total_heads, 
   return p;
 }
 
+// An unnamed problem of `total_heads` heads and latent widths Lv and R over `requests`: the kernel
+// tests walk the kernels' tile geometry through these.
+inline MlaDecodeProblem latent_problem(int total_heads, int lv, int rope, TestRequests requests) {
+  MlaDecodeProblem p = test_problem("case", total_heads, std::move(requests));
+  p.kv_lora_rank = lv;
+  p.rope_dim = rope;
+  return p;
+}
+
 // p run as a decode sequence of `steps` steps over one cache; per request, the step it joins and
 // the first step it has left.
 inline MlaDecodeProblem as_sequence(MlaDecodeProblem p, int steps, std::vector<int> joins, std::vector<int> leaves) {

@@ -8,18 +8,13 @@
 #include <string>
 
 #include "core/mla_problem.hpp"
+#include "properties/support/mla_test_problems.hpp"
 
 namespace mlacheck::kernels {
 namespace {
 
 MlaDecodeProblem problem(int total_heads, int lv, int rope, std::vector<int> kv_lens, std::vector<int> q_lens) {
-  MlaDecodeProblem p;
-  p.total_heads = total_heads;
-  p.kv_lora_rank = lv;
-  p.rope_dim = rope;
-  p.kv_lens = std::move(kv_lens);
-  p.q_lens = std::move(q_lens);
-  return with_defaults(p);
+  return with_defaults(latent_problem(total_heads, lv, rope, {std::move(kv_lens), std::move(q_lens)}));
 }
 
 TEST(SplitKvPlan, TileWidthsFollowLvAndRopeSeparately) {
