@@ -51,6 +51,13 @@ std::vector<MlaDecodeProblem> example_problems() {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// decode_problem()'s row from the plugin at `path`, into *row.
+void decode_with(const std::string& path, CaseResult* row) {
+  const std::unique_ptr<Backend> backend = load(path);
+  ASSERT_NE(backend, nullptr);
+  *row = run_mla_case(decode_problem(), backend.get(), "");
+}
+
 TEST(PluginBackend, CpuExamplePassesEveryShape) {
   const std::unique_ptr<Backend> backend = load(CPU_EXAMPLE_PLUGIN);
   ASSERT_NE(backend, nullptr);
@@ -68,63 +75,55 @@ TEST(PluginBackend, CpuExamplePassesEveryShape) {
 }
 
 TEST(PluginBackend, WrongExampleFailsOnO) {
-  const std::unique_ptr<Backend> backend = load(WRONG_EXAMPLE_PLUGIN);
-  ASSERT_NE(backend, nullptr);
-  const CaseResult row = run_mla_case(decode_problem(), backend.get(), "");
+  CaseResult row;
+  ASSERT_NO_FATAL_FAILURE(decode_with(WRONG_EXAMPLE_PLUGIN, &row));
   EXPECT_EQ(row.state, ResultState::failed);
   EXPECT_EQ(row.reason.rfind("O: ", 0), 0u) << row.reason;
 }
 
 TEST(PluginBackend, WriteAfterOIsFailedNamingItsCanary) {
-  const std::unique_ptr<Backend> backend = load(TEST_PLUGIN_OVERRUN);
-  ASSERT_NE(backend, nullptr);
-  const CaseResult row = run_mla_case(decode_problem(), backend.get(), "");
+  CaseResult row;
+  ASSERT_NO_FATAL_FAILURE(decode_with(TEST_PLUGIN_OVERRUN, &row));
   EXPECT_EQ(row.state, ResultState::failed);
   EXPECT_TRUE(contains(row.reason, "guard canary overwritten: o(after)")) << row.reason;
   EXPECT_EQ(row.canaries, "broken: o(after)");
 }
 
 TEST(PluginBackend, UnwrittenElementIsFailed) {
-  const std::unique_ptr<Backend> backend = load(TEST_PLUGIN_UNWRITTEN);
-  ASSERT_NE(backend, nullptr);
-  const CaseResult row = run_mla_case(decode_problem(), backend.get(), "");
+  CaseResult row;
+  ASSERT_NO_FATAL_FAILURE(decode_with(TEST_PLUGIN_UNWRITTEN, &row));
   EXPECT_EQ(row.state, ResultState::failed);
   EXPECT_TRUE(contains(row.reason, "O: 1 of") && contains(row.reason, "elements never written")) << row.reason;
 }
 
 TEST(PluginBackend, NanInOIsFailed) {
-  const std::unique_ptr<Backend> backend = load(TEST_PLUGIN_NAN);
-  ASSERT_NE(backend, nullptr);
-  const CaseResult row = run_mla_case(decode_problem(), backend.get(), "");
+  CaseResult row;
+  ASSERT_NO_FATAL_FAILURE(decode_with(TEST_PLUGIN_NAN, &row));
   EXPECT_EQ(row.state, ResultState::failed);
   EXPECT_TRUE(contains(row.reason, "O: 1 of") && contains(row.reason, "elements are NaN written by the kernel")) << row.reason;
 }
 
 TEST(PluginBackend, ErrorCodeIsErroredWithThePluginsMessage) {
-  const std::unique_ptr<Backend> backend = load(TEST_PLUGIN_ERROR);
-  ASSERT_NE(backend, nullptr);
-  const CaseResult row = run_mla_case(decode_problem(), backend.get(), "");
+  CaseResult row;
+  ASSERT_NO_FATAL_FAILURE(decode_with(TEST_PLUGIN_ERROR, &row));
   EXPECT_EQ(row.state, ResultState::errored);
   EXPECT_EQ(row.reason, "plugin test-error: error test plugin: deliberate failure in case plugin-decode");
 }
 
 TEST(PluginBackend, Log2LseIsConvertedWhenDeclared) {
-  const std::unique_ptr<Backend> declared = load(TEST_PLUGIN_LSE_LOG2);
-  ASSERT_NE(declared, nullptr);
-  const CaseResult row = run_mla_case(decode_problem(), declared.get(), "");
+  CaseResult row;
+  ASSERT_NO_FATAL_FAILURE(decode_with(TEST_PLUGIN_LSE_LOG2, &row));
   EXPECT_EQ(row.state, ResultState::passed) << row.reason;
   // The same values declared natural: the LSE comparison must notice.
-  const std::unique_ptr<Backend> undeclared = load(TEST_PLUGIN_LSE_BASE_MISMATCH);
-  ASSERT_NE(undeclared, nullptr);
-  const CaseResult wrong = run_mla_case(decode_problem(), undeclared.get(), "");
+  CaseResult wrong;
+  ASSERT_NO_FATAL_FAILURE(decode_with(TEST_PLUGIN_LSE_BASE_MISMATCH, &wrong));
   EXPECT_EQ(wrong.state, ResultState::failed);
   EXPECT_EQ(wrong.reason.rfind("LSE: ", 0), 0u) << wrong.reason;
 }
 
 TEST(PluginBackend, NoLseDeclaredIsJudgedOnOAlone) {
-  const std::unique_ptr<Backend> backend = load(TEST_PLUGIN_NO_LSE);
-  ASSERT_NE(backend, nullptr);
-  const CaseResult row = run_mla_case(decode_problem(), backend.get(), "");
+  CaseResult row;
+  ASSERT_NO_FATAL_FAILURE(decode_with(TEST_PLUGIN_NO_LSE, &row));
   EXPECT_EQ(row.state, ResultState::passed) << row.reason;
   ASSERT_EQ(row.tensors.size(), 1u);
   EXPECT_EQ(row.tensors[0].name, "O");
