@@ -106,7 +106,8 @@ inline double max_abs_finite(std::span<const float> v, double scale) {
 
 // `got`, the outputs of p on `in`, within the oracle's tolerance, every element written and every
 // canary intact.
-inline void expect_launch_matches_oracle(const MlaDecodeProblem& p, const MlaDecodeInputs& in, const LaunchOutputs& got) {
+inline void expect_launch_matches_oracle(const MlaDecodeProblem& p, const MlaDecodeInputs& in,
+                                         const LaunchOutputs& got) {
   const MlaDecodeOutputs<double> want = mla_decode_reference(p, in);
   // The kernels round P to q's dtype before P.V on the matrix cores (or keep it finer: a high and a
   // low part when the cache is the other 16-bit type).

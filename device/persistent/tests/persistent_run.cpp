@@ -60,10 +60,9 @@ PersistentRun run_persistent(const MlaDecodeProblem& p, const MlaDecodeInputs& i
   args.portable_kernels = portable;
   launch_mla_decode_persistent(args);
 
-  CanaryReport canaries =
-      verify_canaries({&q, &kv, &kv_indices, &qo_indptr, &work_meta_data, &work_indptr, &work_info_set, &reduce_indptr,
-                       &reduce_final_map, &reduce_partial_map, &outputs.partial_o, &outputs.partial_lse, &outputs.o,
-                       &outputs.lse});
+  CanaryReport canaries = verify_canaries({&q, &kv, &kv_indices, &qo_indptr, &work_meta_data, &work_indptr,
+                                           &work_info_set, &reduce_indptr, &reduce_final_map, &reduce_partial_map,
+                                           &outputs.partial_o, &outputs.partial_lse, &outputs.o, &outputs.lse});
   return {read_launch_outputs(p, outputs, std::move(canaries)), header, std::move(walk), persistent_takes_wgmma(args)};
 }
 

@@ -37,7 +37,8 @@ std::vector<MlaDecodeProblem> example_problems() {
   out.push_back(with_defaults(with_dtypes(mtp, DType::f16, DType::fp8_e4m3fn, DType::f16, 0.03125f)));
   const MlaDecodeProblem rank = on_tp_rank(test_problem("plugin-tp-rank-fnuz", 128, {{33, 100}, {1, 4}, 1}), 8, 3);
   out.push_back(with_defaults(with_dtypes(rank, DType::bf16, DType::fp8_e4m3fnuz, DType::f32, 0.5f)));
-  MlaDecodeProblem narrow = with_dtypes(test_problem("plugin-f32-no-rope", 6, {{65}, {5}}), DType::f32, DType::f32, DType::f32);
+  MlaDecodeProblem narrow = test_problem("plugin-f32-no-rope", 6, {{65}, {5}});
+  narrow = with_dtypes(narrow, DType::f32, DType::f32, DType::f32);
   narrow.kv_lora_rank = 128;
   narrow.rope_dim = 0;
   out.push_back(with_defaults(narrow));
