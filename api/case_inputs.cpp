@@ -32,7 +32,7 @@ void require_mla(const mlacheck_case* c, const char* what) {
   }
 }
 
-void encode_inputs(mlacheck_case* c) {
+void encode_inputs(mlacheck_case* c, int threads) {
   if (c->inputs_encoded) return;
   PreparedMlaCase& prepared = c->prepared;
   const MlaDecodeProblem& p = prepared.problem;
@@ -41,7 +41,7 @@ void encode_inputs(mlacheck_case* c) {
                                                         std::to_string(p.steps) +
                                                         " steps: its steps are one-step cases (mlacheck_sequence_step_open)");
   }
-  if (prepared.inputs.q.empty()) prepared.inputs = make_inputs(p);
+  if (prepared.inputs.q.empty()) prepared.inputs = make_inputs(p, threads);
   if (prepared.inputs.block_table_stride != max_blocks_per_request(p)) {
     throw ApiError(MLACHECK_ERROR_INTERNAL, "block table stride " + std::to_string(prepared.inputs.block_table_stride) +
                                                 " differs from max_blocks_per_request " +

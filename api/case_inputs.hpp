@@ -17,7 +17,8 @@ mlacheck_tensor contiguous(void* data, int32_t dtype, std::initializer_list<int6
 void require_mla(const mlacheck_case* c, const char* what);
 
 // Makes the inputs and their codes, once; refuses a decode sequence (MLACHECK_ERROR_INVALID_ARGUMENT).
-void encode_inputs(mlacheck_case* c);
+// threads: the requests are filled on up to that many threads (make_inputs).
+void encode_inputs(mlacheck_case* c, int threads = 1);
 
 // Throws MLACHECK_ERROR_INVALID_ARGUMENT when the caller's struct_size is below this library's.
 void require_tensors_size(const mlacheck_mla_tensors* tensors);

@@ -11,9 +11,11 @@ mlacheck_case_kind case_kind(const RunCase& c) {
   return MLACHECK_CASE_MLA_DECODE;
 }
 
-bool ensure_oracle(mlacheck_case* c) {
+bool ensure_oracle(mlacheck_case* c, int oracle_threads) {
   PreparedMlaCase& prepared = c->prepared;
-  if (!prepared.ready_for_device && prepared.row.state != ResultState::errored) prepare_mla_oracle(prepared);
+  if (!prepared.ready_for_device && prepared.row.state != ResultState::errored) {
+    prepare_mla_oracle(prepared, {}, oracle_threads);
+  }
   return prepared.ready_for_device;
 }
 

@@ -15,6 +15,7 @@ mlacheck_case_kind case_kind(const RunCase& c);
 
 // Makes the case's inputs (if not yet made) and the oracle's outputs, once. When the oracle
 // refuses the problem the case's row is ERRORED with the reason and this returns false.
-bool ensure_oracle(mlacheck_case* c);
+// oracle_threads: the threads the oracle may use (harness/oracle_share.hpp).
+bool ensure_oracle(mlacheck_case* c, int oracle_threads = 1);
 
 }  // namespace mlacheck::api

@@ -1,11 +1,15 @@
 #include "api/case_prefetcher.hpp"
 
+#include <algorithm>
+#include <span>
 #include <stdexcept>
 
 #include "api/api_call.hpp"
 #include "api/case_inputs.hpp"
 #include "api/case_kind.hpp"
 #include "core/mla_sequence.hpp"
+#include "harness/op_registry.hpp"
+#include "harness/oracle_share.hpp"
 
 namespace mlacheck::api {
 
@@ -14,6 +18,16 @@ CasePrefetcher::CasePrefetcher(std::vector<RunCase> cases, KnownBugTable known_b
     : cases_(std::move(cases)), known_bugs_(std::move(known_bugs)), lookahead_(lookahead), slots_(cases_.size()) {
   if (lookahead_ == 0) throw std::invalid_argument("lookahead must be at least 1");
   if (threads == 0) throw std::invalid_argument("threads must be at least 1");
+  work_.reserve(cases_.size());
+  for (const RunCase& c : cases_) {
+    double w = 0.0;
+    try {
+      if (c.kind == RunCase::Kind::device) w = case_work(parse_case(c.repro));
+    } catch (const std::invalid_argument&) {
+      // Not a case this version reads: opening it reports that, with no oracle to share for.
+    }
+    work_.push_back(w);
+  }
   threads_.reserve(threads);
   for (std::size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { work(); });
 }
@@ -27,7 +41,13 @@ CasePrefetcher::~CasePrefetcher() {
   for (std::thread& t : threads_) t.join();
 }
 
-CasePrefetcher::Taken CasePrefetcher::prepare(const RunCase& run_case) const {
+CasePrefetcher::Taken CasePrefetcher::prepare(std::size_t i) const {
+  const RunCase& run_case = cases_[i];
+  // The case and those prepared beside it share the host's threads by their work, as `mlacheck
+  // run`'s do (harness/case_prefetch.cpp): a heavy case among light ones gets most of them.
+  const std::size_t window = std::min(lookahead_, cases_.size() - i);
+  const int threads = oracle_threads_for_share(std::span<const double>(work_).subspan(i, window),
+                                               std::thread::hardware_concurrency());
   Taken out;
   // One case of one entry: mlacheck_case_open is the one place a plan entry becomes a case.
   mlacheck_plan single;
@@ -48,9 +68,9 @@ CasePrefetcher::Taken CasePrefetcher::prepare(const RunCase& run_case) const {
   // Named as the call that makes the inputs when the caller asks (the Python package asks by block
   // for a pool that starts at a first_block), so an error reads the same with or without prefetch.
   const char* asked_by = c->prepared.problem.first_block == 0 ? "mlacheck_case_inputs" : "mlacheck_case_inputs_by_block";
-  const mlacheck_status status = api_call(asked_by, [c] {
-    encode_inputs(c);
-    ensure_oracle(c);  // an oracle that refuses leaves the row ERRORED, which the verdict reports
+  const mlacheck_status status = api_call(asked_by, [c, threads] {
+    encode_inputs(c, threads);
+    ensure_oracle(c, threads);  // an oracle that refuses leaves the row ERRORED, which the verdict reports
   });
   if (status != MLACHECK_OK) out.error = mlacheck_last_error();
   return out;
@@ -67,7 +87,7 @@ void CasePrefetcher::work() {
     lock.unlock();
     Taken taken;
     try {
-      taken = prepare(cases_[i]);
+      taken = prepare(i);
     } catch (const std::exception& e) {  // nothing may escape a thread: the case carries it
       taken.error = e.what();
     }

@@ -48,9 +48,10 @@ class CasePrefetcher {
     Taken taken;
   };
   void work();
-  Taken prepare(const RunCase& run_case) const;
+  Taken prepare(std::size_t i) const;
 
   std::vector<RunCase> cases_;
+  std::vector<double> work_;  // each case's work (case_work), for its oracle's share of the threads
   KnownBugTable known_bugs_;
   std::size_t lookahead_;
   std::vector<Slot> slots_;

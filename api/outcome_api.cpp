@@ -14,6 +14,7 @@
 #include "device/staging/abi_problem.hpp"
 #include "harness/case_timing.hpp"
 #include "harness/mla_judge.hpp"
+#include "harness/op_registry.hpp"
 #include "harness/oracle_self_check.hpp"
 #include "plan/case_settle.hpp"
 #include "reports/csv_writer.hpp"
@@ -95,7 +96,7 @@ mlacheck::CaseResult judge_other(const mlacheck_outcome& o) {
   }
   mlacheck::CaseResult row;
   row.id = c.run_case.id;
-  row.op = "kv_gather";
+  row.op = std::string(mlacheck::op_of_repro(c.run_case.repro));
   row.repro = c.run_case.repro;
   fill_backend(o, row);
   row.state = mlacheck::ResultState::skipped;

@@ -5,6 +5,7 @@
 #include <string>
 #include <thread>
 
+#include "harness/oracle_share.hpp"
 #include "api/api_call.hpp"
 #include "api/case_prefetcher.hpp"
 
@@ -22,9 +23,11 @@ mlacheck_status mlacheck_prefetch_open(const mlacheck_plan* plan, const int64_t*
     require(plan, "plan");
     if (count < 0) throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT, "count " + std::to_string(count) + " is negative");
     if (count > 0) require(indices, "indices");
-    if (lookahead < 1) {
-      throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT, "lookahead " + std::to_string(lookahead) + " must be >= 1");
+    if (lookahead < 0) {
+      throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT,
+                     "lookahead " + std::to_string(lookahead) + " must be >= 0 (0: the library's default)");
     }
+    if (lookahead == 0) lookahead = static_cast<int32_t>(mlacheck::default_lookahead());
     if (threads < 0) {
       throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT,
                      "threads " + std::to_string(threads) + " must be >= 0 (0: one per core, at most lookahead)");

@@ -28,12 +28,8 @@ class JudgeFailed : public ApiError {
 
 mlacheck::MlaDecodeProblem parse_case(const char* repro) {
   const std::string text = require(repro, "repro");
-  if (text.starts_with("kv_gather:")) {
-    throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT,
-                   "shrinking takes mla_decode cases; a kv_gather case tests mlacheck's own gather kernels");
-  }
   try {
-    return mlacheck::parse_mla_decode(text);
+    return mlacheck::shrinkable_case(text);
   } catch (const std::invalid_argument& e) {
     throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT, e.what());
   }

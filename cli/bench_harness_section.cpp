@@ -23,7 +23,6 @@ constexpr double kMainJobTodayCasesPerS = 207.0 / 32.0;
 constexpr double kMainJobTargetCasesPerS = 10.0 * kMainJobTodayCasesPerS;
 constexpr double kSittingCases = 100000.0;
 constexpr double kSittingTargetMin = 10.0;
-constexpr std::size_t kLookahead = 4;  // `mlacheck run`'s default --lookahead
 
 const char* verdict(bool met) { return met ? "met" : "missed"; }
 
@@ -42,14 +41,12 @@ Throughput run_plan_cases(const std::vector<RunCase>& plan, Backend* backend, co
   for (const RunCase& c : plan) {
     if (c.kind == RunCase::Kind::oracle_self_check) {
       run_oracle_self_check(parse_mla_decode(c.repro));
-    } else if (c.repro.rfind("kv_gather:", 0) == 0) {
-      device_cases.emplace_back(parse_kv_gather(c.repro));
     } else {
-      device_cases.emplace_back(parse_mla_decode(c.repro));
+      device_cases.push_back(parse_case(c.repro));
     }
   }
   Throughput t;
-  run_cases(device_cases, backend, reason, {}, PrefetchOptions{kLookahead}, [&t](std::size_t, const CaseResult& row) {
+  run_cases(device_cases, backend, reason, {}, PrefetchOptions{}, [&t](std::size_t, const CaseResult& row) {
     t.reference_s += row.reference_ms / 1e3;
     t.device_s += row.device_ms / 1e3;
   });
@@ -109,7 +106,7 @@ void run_harness_section(Backend* backend, const std::string& unavailable_reason
   const Throughput job = run_plan_cases(plan, backend, unavailable_reason);
   std::printf("main job: %zu cases in %.1f s: %.2f cases/s (default plan, %zu cases ahead; oracle %.1f s, device %.3f s "
               "summed over the rows); target >= %.1f cases/s on a 16-core GPU host: %s\n",
-              job.cases, job.seconds, job.per_second(), kLookahead, job.reference_s, job.device_s, kMainJobTargetCasesPerS,
+              job.cases, job.seconds, job.per_second(), PrefetchOptions{}.lookahead, job.reference_s, job.device_s, kMainJobTargetCasesPerS,
               device_verdict(on_device, job.per_second() >= kMainJobTargetCasesPerS).c_str());
   std::fflush(stdout);
 

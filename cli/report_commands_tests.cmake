@@ -12,6 +12,13 @@ function(mlacheck_cli_test name status pattern)
   set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED report_commands_work)
 endfunction()
 
+# Passes when the shell script `script`, run with the mlacheck executable as $0, exits 0: for the
+# checks that need more than one command or look at the files a command left.
+function(mlacheck_cli_script_test name script)
+  add_test(NAME ${name} COMMAND sh -c "${script}" $<TARGET_FILE:mlacheck>)
+  set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED report_commands_work)
+endfunction()
+
 # A scratch folder with a report cut mid-row, as a killed run would leave it, and a report that
 # lacks the last case of base.csv.
 add_test(NAME cli.report_commands.setup
@@ -34,36 +41,26 @@ mlacheck_cli_test(cli.merge.one_shard 0 "merged 5 cases from 1 reports" merge --
 # The output is named with --out only, and never an input: the old `merge out.csv in.csv` order,
 # typed the wrong way round, overwrote a shard.
 mlacheck_cli_test(cli.merge.output_needs_out 2 "--out is required" merge ${_work}/merged.csv ${_data}/base.csv)
-add_test(NAME cli.merge.output_is_an_input
-         COMMAND sh -c "before=$(cksum < '${_work}/shard.csv'); out=$(\"$0\" merge --out '${_work}/./shard.csv' '${_data}/regressed.csv' '${_work}/shard.csv' 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 2 ] && echo \"$out\" | grep -q 'is also an input' && [ \"$(cksum < '${_work}/shard.csv')\" = \"$before\" ]"
-                 $<TARGET_FILE:mlacheck>)
-set_tests_properties(cli.merge.output_is_an_input PROPERTIES FIXTURES_REQUIRED report_commands_work)
+mlacheck_cli_script_test(cli.merge.output_is_an_input
+                         "before=$(cksum < '${_work}/shard.csv'); out=$(\"$0\" merge --out '${_work}/./shard.csv' '${_data}/regressed.csv' '${_work}/shard.csv' 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 2 ] && echo \"$out\" | grep -q 'is also an input' && [ \"$(cksum < '${_work}/shard.csv')\" = \"$before\" ]")
 
 # run --out creates its folder; one small case (SKIPPED without a GPU) writes all three reports and
 # says where report.html is.
 mlacheck_cli_test(cli.run.out_creates_the_folder 0 "^report: ${_work}/created/deeper/report.html"
                   run --case mla_decode:name=cli-out --out ${_work}/created/deeper)
-add_test(NAME cli.run.out_writes_three_reports
-         COMMAND sh -c "\"$0\" run --case mla_decode:name=cli-out --out '${_work}/three' && test -s '${_work}/three/report.csv' && test -s '${_work}/three/junit.xml' && test -s '${_work}/three/report.html'"
-                 $<TARGET_FILE:mlacheck>)
-set_tests_properties(cli.run.out_writes_three_reports PROPERTIES FIXTURES_REQUIRED report_commands_work)
+mlacheck_cli_script_test(cli.run.out_writes_three_reports
+                         "\"$0\" run --case mla_decode:name=cli-out --out '${_work}/three' && test -s '${_work}/three/report.csv' && test -s '${_work}/three/junit.xml' && test -s '${_work}/three/report.html'")
 # A second run into the same folder is refused (the first run's report is untouched) unless
 # --resume or --force says what to do with it.
-add_test(NAME cli.run.refuses_to_truncate_a_report
-         COMMAND sh -c "m=$0; d='${_work}/twice'; \"$m\" run --case mla_decode:name=one --out \"$d\" || exit 1; before=$(cksum < \"$d/report.csv\"); out=$(\"$m\" run --case mla_decode:name=two --out \"$d\" 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 2 ] && echo \"$out\" | grep -q 'already holds a run.s report: --resume finishes that run, --force replaces it' && [ \"$(cksum < \"$d/report.csv\")\" = \"$before\" ] && \"$m\" run --case mla_decode:name=two --out \"$d\" --force && grep -q '^two,' \"$d/report.csv\""
-                 $<TARGET_FILE:mlacheck>)
-set_tests_properties(cli.run.refuses_to_truncate_a_report PROPERTIES FIXTURES_REQUIRED report_commands_work)
+mlacheck_cli_script_test(cli.run.refuses_to_truncate_a_report
+                         "m=$0; d='${_work}/twice'; \"$m\" run --case mla_decode:name=one --out \"$d\" || exit 1; before=$(cksum < \"$d/report.csv\"); out=$(\"$m\" run --case mla_decode:name=two --out \"$d\" 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 2 ] && echo \"$out\" | grep -q 'already holds a run.s report: --resume finishes that run, --force replaces it' && [ \"$(cksum < \"$d/report.csv\")\" = \"$before\" ] && \"$m\" run --case mla_decode:name=two --out \"$d\" --force && grep -q '^two,' \"$d/report.csv\"")
 # A --case replay writes no report unless asked (it must not collide with the main run's folder).
-add_test(NAME cli.run.case_replay_writes_no_default_report
-         COMMAND sh -c "mkdir -p '${_work}/replay' && cd '${_work}/replay' && \"$0\" run --case mla_decode:name=r && test ! -e mlacheck-report"
-                 $<TARGET_FILE:mlacheck>)
-set_tests_properties(cli.run.case_replay_writes_no_default_report PROPERTIES FIXTURES_REQUIRED report_commands_work)
+mlacheck_cli_script_test(cli.run.case_replay_writes_no_default_report
+                         "mkdir -p '${_work}/replay' && cd '${_work}/replay' && \"$0\" run --case mla_decode:name=r && test ! -e mlacheck-report")
 
 # A device probe that crashes is a setup error (exit 2), never a run of SKIPPED rows.
-add_test(NAME cli.run.device_probe_crash_is_an_error
-         COMMAND sh -c "out=$(MLACHECK_TEST_CRASH_DEVICE_PROBE=1 \"$0\" run --case mla_decode:name=p --out '${_work}/probe' 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 2 ] && echo \"$out\" | grep -q 'the device probe crashed: signal 6' && test ! -e '${_work}/probe/report.csv'"
-                 $<TARGET_FILE:mlacheck>)
-set_tests_properties(cli.run.device_probe_crash_is_an_error PROPERTIES FIXTURES_REQUIRED report_commands_work)
+mlacheck_cli_script_test(cli.run.device_probe_crash_is_an_error
+                         "out=$(MLACHECK_TEST_CRASH_DEVICE_PROBE=1 \"$0\" run --case mla_decode:name=p --out '${_work}/probe' 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 2 ] && echo \"$out\" | grep -q 'the device probe crashed: signal 6' && test ! -e '${_work}/probe/report.csv'")
 
 # Exit statuses: 2 for every usage error, CLI11's own included; 0 for --help.
 mlacheck_cli_test(cli.usage.unknown_option 2 "--no-such-option" run --no-such-option)
@@ -82,10 +79,8 @@ add_test(NAME cli.scenarios.finds_its_tables_from_any_directory
 
 # `mlacheck run` without --out writes mlacheck-report/ in the working directory and says where
 # report.html is (one case: shard 0 of 1000).
-add_test(NAME cli.run.writes_reports_by_default
-         COMMAND sh -c "rm -rf '${_work}/default' && mkdir -p '${_work}/default' && cd '${_work}/default' && out=$(\"$0\" run --shard 0/1000 --property-cases 0 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 0 ] && echo \"$out\" | grep -q '^report: ${_work}/default/mlacheck-report/report.html' && test -s mlacheck-report/report.csv && test -s mlacheck-report/junit.xml"
-                 $<TARGET_FILE:mlacheck>)
-set_tests_properties(cli.run.writes_reports_by_default PROPERTIES FIXTURES_REQUIRED report_commands_work)
+mlacheck_cli_script_test(cli.run.writes_reports_by_default
+                         "rm -rf '${_work}/default' && mkdir -p '${_work}/default' && cd '${_work}/default' && out=$(\"$0\" run --shard 0/1000 --property-cases 0 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 0 ] && echo \"$out\" | grep -q '^report: ${_work}/default/mlacheck-report/report.html' && test -s mlacheck-report/report.csv && test -s mlacheck-report/junit.xml")
 # Without any GPU the run stays green (SKIPPED is no failure) but says so plainly. Skipped (77)
 # where a GPU is present.
 add_test(NAME cli.run.without_a_gpu_says_nothing_was_checked
@@ -94,15 +89,11 @@ add_test(NAME cli.run.without_a_gpu_says_nothing_was_checked
 set_tests_properties(cli.run.without_a_gpu_says_nothing_was_checked PROPERTIES SKIP_RETURN_CODE 77)
 # --require-device: without a GPU the run is a setup error (exit 2) that writes no report; with one
 # it runs as without the flag.
-add_test(NAME cli.run.require_device_without_a_gpu_is_an_error
-         COMMAND sh -c "d='${_work}/required'; rm -rf \"$d\"; if \"$0\" devices | grep -q '^devices: none'; then out=$(\"$0\" run --require-device --case mla_decode:name=req --out \"$d\" 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 2 ] && echo \"$out\" | grep -q -e '--require-device: no device to run the backend on: ' && test ! -e \"$d/report.csv\"; else \"$0\" run --require-device --case mla_decode:name=req --out \"$d\" && grep -q '^req,' \"$d/report.csv\"; fi"
-                 $<TARGET_FILE:mlacheck>)
-set_tests_properties(cli.run.require_device_without_a_gpu_is_an_error PROPERTIES FIXTURES_REQUIRED report_commands_work)
+mlacheck_cli_script_test(cli.run.require_device_without_a_gpu_is_an_error
+                         "d='${_work}/required'; rm -rf \"$d\"; if \"$0\" devices | grep -q '^devices: none'; then out=$(\"$0\" run --require-device --case mla_decode:name=req --out \"$d\" 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 2 ] && echo \"$out\" | grep -q -e '--require-device: no device to run the backend on: ' && test ! -e \"$d/report.csv\"; else \"$0\" run --require-device --case mla_decode:name=req --out \"$d\" && grep -q '^req,' \"$d/report.csv\"; fi")
 mlacheck_cli_test(cli.version 0 "^mlacheck ${PROJECT_VERSION}$" --version)
 
 # --resume keeps a row only when it is this plan's case of that id: another --seed or --case under
 # the same id is refused (exit 2), not mixed into the report.
-add_test(NAME cli.run.resume_refuses_another_case_under_an_id
-         COMMAND sh -c "m=$0; d='${_work}/mixed'; rm -rf \"$d\"; \"$m\" run --case 'mla_decode:name=r1;heads=16' --out \"$d\" || exit 1; out=$(\"$m\" run --case 'mla_decode:name=r1;heads=32' --out \"$d\" --resume 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 2 ] && echo \"$out\" | grep -q \"the report's case 'r1' is not this run's case of that id\""
-                 $<TARGET_FILE:mlacheck>)
-set_tests_properties(cli.run.resume_refuses_another_case_under_an_id PROPERTIES FIXTURES_REQUIRED report_commands_work)
+mlacheck_cli_script_test(cli.run.resume_refuses_another_case_under_an_id
+                         "m=$0; d='${_work}/mixed'; rm -rf \"$d\"; \"$m\" run --case 'mla_decode:name=r1;heads=16' --out \"$d\" || exit 1; out=$(\"$m\" run --case 'mla_decode:name=r1;heads=32' --out \"$d\" --resume 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 2 ] && echo \"$out\" | grep -q \"the report's case 'r1' is not this run's case of that id\"")

@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 
+#include "harness/oracle_share.hpp"
+
 namespace mlacheck::cli {
 
 struct RunOptions {
@@ -27,7 +29,7 @@ struct RunOptions {
   std::string scenarios_file;        // --scenarios: the scenario table ("" for the default)
   std::optional<std::string> known_bugs;  // --known-bugs; unset finds the shipped list, "" for none
   double timeout_base_s = 120.0;     // --timeout: the watchdog's base limit per case
-  std::size_t lookahead = 4;         // --lookahead: cases whose oracle runs ahead of the GPU
+  std::size_t lookahead = default_lookahead();  // --lookahead: cases whose oracle runs ahead of the GPU
   std::string backend = "hip";       // --backend: "hip" or the path of a backend plugin (docs/backends.md)
   // --require-device: a run that finds no device to run the backend on is a setup error (exit 2),
   // not a green run of SKIPPED rows: for CI jobs whose container may not see the GPU.

@@ -10,13 +10,14 @@
 #include <vector>
 
 #include "cli/isolated_cases.hpp"
+#include "harness/oracle_share.hpp"
 #include "plan/run_plan.hpp"
 
 namespace mlacheck::cli {
 
 struct RunWorkerOptions {
   int device = 0;
-  std::size_t lookahead = 4;
+  std::size_t lookahead = default_lookahead();
   std::string backend = "hip";  // make_backend's spec: "hip" or a plugin's path
 };
 

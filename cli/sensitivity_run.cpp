@@ -54,8 +54,6 @@ void run_rows(const std::vector<std::vector<SensitivityCase>>& plans, const std:
               const SensitivityRows& layout, std::span<const std::size_t> todo, const SensitivityOptions& options,
               const RowSender& send) {
   BackendOrReason backend = make_backend("hip", options.device);
-  // The parent saw a GPU (preflight): a backend that did not start is an error.
-  SettleContext settle{CaseOrigin::curated, BackendKind::built_in, true, &options.known_bugs};
   std::size_t at = 0;
   while (at < todo.size()) {
     // The next stretch of cases that share the same sets (all of them after a first partial case).
@@ -80,11 +78,7 @@ void run_rows(const std::vector<std::vector<SensitivityCase>>& plans, const std:
     for (std::size_t s : set_indices) stretch_sets.push_back(sets[s]);
     run_cases_under_fault_sets(sweep, backend.backend.get(), backend.reason, stretch_sets,
                                PrefetchOptions{options.lookahead}, [&](std::size_t i, std::size_t s, CaseResult row) {
-                                 const std::size_t index = layout.row(case_indices[i], set_indices[s]);
-                                 const RowPlace p = layout.place(index);
-                                 settle.origin = plans[p.seed][p.item].origin;
-                                 settle_case(row, settle);
-                                 send(index, row);
+                                 send(layout.row(case_indices[i], set_indices[s]), row);
                                });
   }
 }
@@ -153,8 +147,13 @@ std::vector<SensitivityRun> run_sensitivity(
   const IsolatedJob job = [&](std::size_t, std::span<const std::size_t> todo, const RowSender& send) {
     run_rows(plans, sets, layout, todo, options, send);
   };
+  // Every row, a process's or one the isolation wrote for a lost case, settled here, in one place.
+  // The parent saw a GPU (preflight): a backend that did not start is an error.
+  SettleContext settle{CaseOrigin::curated, BackendKind::built_in, true, &options.known_bugs};
   run_isolated(rows, job, isolation, [&](std::size_t r, CaseResult row) {
     const RowPlace p = layout.place(r);
+    settle.origin = plans[p.seed][p.item].origin;
+    settle_case(row, settle);
     by_seed[p.seed][p.set].rows[p.item] = std::move(row);
     if (--missing[p.seed] == 0 && on_seed) on_seed(options.seeds[p.seed], by_seed[p.seed]);
   });

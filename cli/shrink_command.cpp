@@ -18,13 +18,8 @@ namespace {
 
 // The case of --case, or an error that names the option.
 MlaDecodeProblem parse_case(const std::string& repro) {
-  if (repro.starts_with("kv_gather:")) {
-    throw std::invalid_argument(
-        "--case: shrinking takes mla_decode cases; a kv_gather case tests mlacheck's own "
-        "gather kernels, not a backend");
-  }
   try {
-    return parse_mla_decode(repro);
+    return shrinkable_case(repro);
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("--case: ") + e.what());
   }

@@ -9,10 +9,11 @@
 
 #include "core/fill.hpp"
 #include "core/fill_profile.hpp"
+#include "core/parallel_for.hpp"
 
 namespace mlacheck {
 
-MlaDecodeInputs make_inputs(const MlaDecodeProblem& problem) {
+MlaDecodeInputs make_inputs(const MlaDecodeProblem& problem, int threads) {
   const MlaDecodeProblem p = with_defaults(problem);
   validate(p);
   const std::size_t width = static_cast<std::size_t>(lk(p));
@@ -30,8 +31,11 @@ MlaDecodeInputs make_inputs(const MlaDecodeProblem& problem) {
   in.kv_cache.assign(static_cast<std::size_t>(host_cache_blocks(p)) * block_size * width,
                      std::numeric_limits<float>::quiet_NaN());
   const std::vector<int> indptr = kv_indptr(p);
-  std::vector<float> request_kv;
-  for (int r = 0; r < batch(p); ++r) {
+  // Requests own disjoint blocks (deal_block_table) and each element's value is fixed by its
+  // position in its fill stream, so requests fill on any threads in any order with the same bytes.
+  std::vector<std::vector<float>> request_kv_of(static_cast<std::size_t>(std::max(threads, 1)));
+  parallel_for(batch(p), threads, [&](int r, int worker) {
+    std::vector<float>& request_kv = request_kv_of[static_cast<std::size_t>(worker)];
     const std::size_t len = static_cast<std::size_t>(p.kv_lens[r]);
     request_kv.resize(len * width);
     fill_latents(p, static_cast<std::size_t>(indptr[r]), 0, request_kv);
@@ -43,7 +47,7 @@ MlaDecodeInputs make_inputs(const MlaDecodeProblem& problem) {
           request_kv.begin() + static_cast<std::ptrdiff_t>(pos * width), width,
           in.kv_cache.begin() + static_cast<std::ptrdiff_t>(host_cache_index(p, static_cast<std::int64_t>(slot))));
     }
-  }
+  });
   return in;
 }
 

@@ -42,7 +42,8 @@ struct MlaDecodeInputs {
 // Exact mode: integers in [-2, 2] for q and for the cache codes.
 // Profiles sink and extreme (random mode) shape the same noise per q row and per cached token
 // (core/fill_profile.hpp): large logits with an attention sink, or latents at their dtype's extremes.
-MlaDecodeInputs make_inputs(const MlaDecodeProblem& p);
+// threads: the requests are filled on up to that many threads (the bytes are the same for any).
+MlaDecodeInputs make_inputs(const MlaDecodeProblem& p, int threads = 1);
 
 // The two fills make_inputs is made of, for writers of other layouts (MlaSequenceInputs).
 // fill_q_tokens: the q rows of consecutive query tokens [first_token, ...) of the seeded "q"

@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "harness/device_outcome.hpp"
-#include "reference/oracle_threads.hpp"
+#include "harness/oracle_share.hpp"
 
 namespace mlacheck {
 
@@ -32,13 +32,16 @@ void run_cases_under_fault_sets(const std::vector<CaseProblem>& cases, Backend* 
     return;
   }
   std::deque<std::future<PreparedCase>> ahead;
+  std::vector<double> work(cases.size());
+  for (std::size_t i = 0; i < cases.size(); ++i) work[i] = case_work(cases[i]);
   std::size_t next = 0;
   const auto launch = [&] {
-    const CaseProblem* c = &cases[next++];
-    // The cases prepared at once share the host's threads for their oracles, so a short queue (the
-    // run's last cases, a plan of a few large ones) still keeps every core busy.
-    const int threads = oracle_threads_for_queue(std::min(options.lookahead, cases.size() - next + 1),
+    // The case and those prepared beside it share the host's threads by their work, so a heavy
+    // case among light ones, or a short queue (the run's last cases), still keeps every core busy.
+    const std::size_t window = std::min(options.lookahead, cases.size() - next);
+    const int threads = oracle_threads_for_share(std::span<const double>(work).subspan(next, window),
                                                  std::thread::hardware_concurrency());
+    const CaseProblem* c = &cases[next++];
     ahead.push_back(std::async(std::launch::async, [c, backend, &reason, &first, threads] {
       return prepare_case(*c, backend, reason, first, threads);
     }));

@@ -10,13 +10,14 @@
 #include "device/backend.hpp"
 #include "harness/case_result.hpp"
 #include "harness/op_registry.hpp"
+#include "harness/oracle_share.hpp"
 
 namespace mlacheck {
 
 struct PrefetchOptions {
   // Cases prepared ahead of the device; 0 prepares on the calling thread (no threads). The cases
-  // being prepared share the host's threads for their oracles (reference/oracle_threads.hpp).
-  std::size_t lookahead = 4;
+  // being prepared share the host's threads for their oracles by their work (oracle_share.hpp).
+  std::size_t lookahead = default_lookahead();
 };
 
 // Calls on_row(index, row) for each case in order. The device half runs on the calling thread.

@@ -5,6 +5,7 @@
 
 #include "core/compare.hpp"
 #include "core/mla_shrink_candidates.hpp"
+#include "harness/op_registry.hpp"
 
 namespace mlacheck {
 
@@ -110,6 +111,13 @@ ShrinkResult shrink_mla_case(const MlaDecodeProblem& original, const ShrinkJudge
   out.shrunk_repro = to_repro(path.back());
   out.seconds = elapsed();
   return out;
+}
+
+MlaDecodeProblem shrinkable_case(std::string_view repro) {
+  const CaseProblem c = parse_case(repro);
+  if (const auto* p = std::get_if<MlaDecodeProblem>(&c)) return *p;
+  throw std::invalid_argument("shrinking takes " + std::string(MlaDecodeOp::name) + " cases; a " +
+                              std::string(op_name(c)) + " case tests mlacheck's own kernels, not a backend");
 }
 
 }  // namespace mlacheck

@@ -71,4 +71,9 @@ struct ShrinkResult {
 
 ShrinkResult shrink_mla_case(const MlaDecodeProblem& original, const ShrinkJudge& judge, const ShrinkOptions& options);
 
+// The case a repro string names, read through the op registry, when it is one shrinking takes (an
+// mla_decode case: what a backend under test runs). Throws std::invalid_argument otherwise, naming
+// the op, or with what the parse threw.
+MlaDecodeProblem shrinkable_case(std::string_view repro);
+
 }  // namespace mlacheck

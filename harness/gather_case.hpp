@@ -1,10 +1,13 @@
 #pragma once
 // The generic driver for one kv_gather case: fill -> host twin -> backend -> bitwise compare.
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/gather_inputs.hpp"
 #include "core/gather_problem.hpp"
 #include "device/backend.hpp"
+#include "harness/case_facets.hpp"
 #include "harness/case_result.hpp"
 
 namespace mlacheck {
@@ -41,6 +44,10 @@ struct KvGatherOp {
   }
   // A copy: its watchdog limit is the base alone.
   static double work(const Problem&) { return 0.0; }
+  // What reports group and the known-bug table match by (harness/gather_case_facets.cpp).
+  static CaseFacets facets(const Problem& p);
+  static const std::vector<std::string>& coverage_buckets();
+  static constexpr bool has_queries = false;
 };
 
 }  // namespace mlacheck

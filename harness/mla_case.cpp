@@ -42,7 +42,7 @@ void prepare_mla_oracle(PreparedMlaCase& c, PBucketKinds buckets, int oracle_thr
       c.ready_for_device = true;
       return;
     }
-    if (c.inputs.q.empty()) c.inputs = make_inputs(c.problem);
+    if (c.inputs.q.empty()) c.inputs = make_inputs(c.problem, oracle_threads);
     const Stopwatch ref_clock;
     c.expected = mla_decode_reference(c.problem, c.inputs, PRoundingPoint::kept_f32, &c.scales, oracle_threads, buckets);
     c.row.reference_ms = ref_clock.ms();

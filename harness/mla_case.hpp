@@ -3,12 +3,15 @@
 // Written once; the CLI, the scenarios and the property tests all go through it. A decode
 // sequence (steps > 1) is one case too: its steps run in one backend session
 // (harness/mla_sequence_case.hpp).
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/mla_inputs.hpp"
 #include "core/mla_problem.hpp"
 #include "core/tolerance.hpp"
 #include "device/backend.hpp"
+#include "harness/case_facets.hpp"
 #include "harness/case_result.hpp"
 #include "harness/mla_sequence_case.hpp"
 #include "reference/p_bucket_kinds.hpp"
@@ -69,6 +72,10 @@ struct MlaDecodeOp {
   }
   // kv tokens x query rows over every step (a sequence runs and checks each), x heads x Lk.
   static double work(const Problem& p);
+  // What reports group and the known-bug table match by (harness/mla_case_facets.cpp).
+  static CaseFacets facets(const Problem& p);
+  static const std::vector<std::string>& coverage_buckets();
+  static constexpr bool has_queries = true;  // query heads and rows: a known bug may name rank_heads, q_len
 };
 
 }  // namespace mlacheck

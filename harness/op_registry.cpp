@@ -95,6 +95,32 @@ double case_work(const CaseProblem& c) {
   return std::visit([](const auto& p) { return OpOf<decltype(p)>::work(p); }, c);
 }
 
+CaseFacets case_facets(const CaseProblem& c) {
+  return std::visit([](const auto& p) { return OpOf<decltype(p)>::facets(p); }, c);
+}
+
+std::vector<std::string> op_coverage_buckets() {
+  std::vector<std::string> out;
+  for_first_op([&](auto op) {
+    for (const std::string& b : decltype(op)::coverage_buckets()) {
+      if (std::find(out.begin(), out.end(), b) == out.end()) out.push_back(b);
+    }
+    return false;
+  });
+  return out;
+}
+
+bool op_has_queries(std::string_view op) {
+  bool has = false;
+  const bool known = for_first_op([&](auto o) {
+    if (decltype(o)::name != op) return false;
+    has = decltype(o)::has_queries;
+    return true;
+  });
+  if (!known) throw std::invalid_argument("'" + std::string(op) + "' is no operation; the operations are " + op_names());
+  return has;
+}
+
 PreparedCase prepare_case(const CaseProblem& c, const Backend* backend, std::string_view unavailable_reason,
                           const FaultSet& faults, int oracle_threads) {
   return std::visit(

@@ -6,12 +6,15 @@
 //   prepare   admission, inputs and the reference: the host half, thread-safe;
 //   finish    the backend run and the comparison: the device half, from a prepared case that
 //             stays unchanged (the sensitivity matrix finishes one prepared case several times);
-//   work      the reference's and kernels' work in scalar steps, for the watchdog's limit.
+//   work      the reference's and kernels' work in scalar steps, for the watchdog's limit;
+//   facets    what reports group cases by and known bugs match by (harness/case_facets.hpp),
+//             with the op's coverage_buckets and has_queries (whether it has query heads and rows).
 // The generic driver below runs any registered op; nothing else in the tree switches on the op.
 // Adding an op: its files, its struct of hooks, and one entry in `Ops` below.
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <vector>
 #include <variant>
 
 #include "device/backend.hpp"
@@ -54,6 +57,12 @@ const std::string& case_name(const CaseProblem& c);
 void rename_case(CaseProblem& c, std::string name);
 // The op's work estimate (scalar steps of its reference and kernels), for watchdog limits.
 double case_work(const CaseProblem& c);
+// The case's facets (parsed stays false: the caller that read a repro sets it).
+CaseFacets case_facets(const CaseProblem& c);
+// Every op's coverage buckets, in registry order, each name once.
+std::vector<std::string> op_coverage_buckets();
+// Whether the named op has query heads and rows; throws std::invalid_argument for no registered op.
+bool op_has_queries(std::string_view op);
 
 // The generic driver. `backend` may be null: the case is then SKIPPED with `unavailable_reason`.
 // Never throws for a device-side failure (an ERRORED row names it). oracle_threads: the threads

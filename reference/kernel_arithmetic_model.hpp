@@ -1,6 +1,6 @@
 #pragma once
 // A float emulation of a correct fp32-accumulating MLA decode kernel, for testing the tolerance
-// model on the CPU (tests/kernel_arithmetic_model_test.cpp): with the structure of the device
+// model on the CPU (harness/tests/kernel_arithmetic_model_test.cpp): with the structure of the device
 // kernels (device/kernels/row_group_attention.hpp, lse_merge.hpp) — key tiles, an online softmax
 // in log2 units with a running max and rescales, fp32 accumulators, P rounded at the declared
 // point, splits merged by LSE, O rounded to o_dtype — and knobs for the variation a correct kernel

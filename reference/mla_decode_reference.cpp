@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "core/dtype.hpp"
+#include "core/parallel_for.hpp"
 #include "reference/oracle_request_stages.hpp"
 #include "reference/oracle_statistics.hpp"
 #include "reference/oracle_work_units.hpp"
 #include "reference/page_indices.hpp"
-#include "reference/parallel_for.hpp"
 
 namespace mlacheck {
 

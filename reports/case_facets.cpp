@@ -1,12 +1,11 @@
 #include "reports/case_facets.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <stdexcept>
 
-#include "core/gather_problem.hpp"
-#include "core/mla_problem.hpp"
+#include "core/dtype.hpp"
+#include "harness/op_registry.hpp"
 #include "reports/report_columns.hpp"
 
 namespace mlacheck {
@@ -19,54 +18,10 @@ constexpr DType kCacheDTypes[] = {DType::bf16, DType::f16, DType::fp8_e4m3fn, DT
 constexpr const char* kPaths[] = {"split_kv", "persistent", "gather"};
 
 std::vector<std::string> build_buckets() {
-  std::vector<std::string> out = {"heads < 16",         "head padding: repeat-interleave", "head padding: tile",
-                                  "q_len > 1",          "q_len not a power of two",        "mixed q_len in a batch",
-                                  "block_size 1",       "block_size > 1, not 16 or 64",    "TP > 1",
-                                  "NHD layout",         "SHUFFLE layout",                  "interleaved K/V cache",
-                                  "fp8 dequantisation"};
+  std::vector<std::string> out = op_coverage_buckets();
   for (DType t : kCacheDTypes) out.push_back("cache " + std::string(to_string(t)));
   for (const char* p : kPaths) out.push_back("path " + std::string(p));
   return out;
-}
-
-void add_block_size_buckets(int block_size, std::vector<std::string>& b) {
-  if (block_size == 1) b.push_back("block_size 1");
-  if (block_size > 1 && block_size != 16 && block_size != 64) b.push_back("block_size > 1, not 16 or 64");
-}
-
-void mla_facets(const MlaDecodeProblem& p, CaseFacets& f) {
-  f.dtype = std::string(to_string(p.kv_dtype));
-  f.kv_len = max_kv_len(p);
-  f.heads = heads(p);
-  f.q_len = max_q_len(p);
-  f.tp = p.tp;
-  f.block_size = p.block_size;
-  auto& b = f.buckets;
-  if (f.heads < 16) b.push_back("heads < 16");
-  if (head_pad_mode(p) == HeadPadMode::repeat_interleave) b.push_back("head padding: repeat-interleave");
-  if (head_pad_mode(p) == HeadPadMode::tile) b.push_back("head padding: tile");
-  if (f.q_len > 1) b.push_back("q_len > 1");
-  if (std::any_of(p.q_lens.begin(), p.q_lens.end(), [](int q) { return !std::has_single_bit(static_cast<unsigned>(q)); })) {
-    b.push_back("q_len not a power of two");
-  }
-  if (std::adjacent_find(p.q_lens.begin(), p.q_lens.end(), std::not_equal_to<>()) != p.q_lens.end()) {
-    b.push_back("mixed q_len in a batch");
-  }
-  add_block_size_buckets(p.block_size, b);
-  if (p.tp > 1) b.push_back("TP > 1");
-  if (is_fp8(p.kv_dtype)) b.push_back("fp8 dequantisation");
-}
-
-void gather_facets(const KvGatherProblem& p, CaseFacets& f) {
-  f.dtype = std::string(to_string(p.cache_dtype));
-  f.kv_len = *std::max_element(p.kv_lens.begin(), p.kv_lens.end());
-  f.heads = p.num_kv_heads;
-  f.block_size = p.block_size;
-  auto& b = f.buckets;
-  add_block_size_buckets(p.block_size, b);
-  b.push_back(p.layout == CacheLayout::nhd ? "NHD layout" : "SHUFFLE layout");
-  if (p.interleaved) b.push_back("interleaved K/V cache");
-  if (dequantises(p)) b.push_back("fp8 dequantisation");
 }
 
 }  // namespace
@@ -82,13 +37,7 @@ std::string device_label(const CaseResult& row) {
 CaseFacets facets_of(const CaseResult& row) {
   CaseFacets f;
   try {
-    if (row.repro.starts_with("mla_decode:")) {
-      mla_facets(parse_mla_decode(row.repro), f);
-    } else if (row.repro.starts_with("kv_gather:")) {
-      gather_facets(parse_kv_gather(row.repro), f);
-    } else {
-      return f;
-    }
+    f = case_facets(parse_case(row.repro));
   } catch (const std::invalid_argument&) {
     return CaseFacets{};  // not a repro of this version: the row is still shown, ungrouped
   }

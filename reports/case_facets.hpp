@@ -1,26 +1,16 @@
 #pragma once
-// What the HTML report groups and plots cases by, read back from each row's repro string: a
-// report of old rows needs nothing but the rows. A row whose repro does not parse keeps
-// `parsed` false and lands in the "unknown" groups.
+// What the HTML report groups and plots cases by, read back from each row's repro string through
+// the op registry's facets hook (harness/case_facets.hpp): a report of old rows needs nothing but
+// the rows. A row whose repro does not parse keeps `parsed` false and lands in the "unknown" groups.
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "harness/case_facets.hpp"
 #include "harness/case_result.hpp"
 
 namespace mlacheck {
-
-struct CaseFacets {
-  bool parsed = false;
-  std::string dtype;         // the cache dtype, what error budgets depend on most
-  int kv_len = 0;            // the longest kv_len of the case
-  int heads = 0;             // per-rank query heads (mla_decode) or kv heads (kv_gather)
-  int q_len = 0;             // the longest q_len (mla_decode); 0 for kv_gather
-  int tp = 1;
-  int block_size = 0;
-  std::vector<std::string> buckets;  // the coverage buckets (coverage_buckets()) the case is in
-};
 
 CaseFacets facets_of(const CaseResult& row);
 
@@ -29,9 +19,9 @@ CaseFacets facets_of(const CaseResult& row);
 // "NVIDIA H100 80GB HBM3 (sm_90) [GPU 1, 0000:2a:00.0]"; "" when nothing ran.
 std::string device_label(const CaseResult& row);
 
-// Every coverage bucket, in display order, so that empty ones show as gaps: the corners of the
-// problem space where upstream bugs lived (head padding, non-power-of-two q_len, block sizes,
-// tensor parallelism, layouts) and each dtype and path.
+// Every coverage bucket, in display order, so that empty ones show as gaps: each op's corners of
+// the problem space where upstream bugs lived (head padding, non-power-of-two q_len, block sizes,
+// tensor parallelism, layouts), then each cache dtype and path.
 const std::vector<std::string>& coverage_buckets();
 
 // The tensor a row's headline error is read from: O for mla_decode, K for kv_gather (each as

@@ -5,7 +5,7 @@
 #include <map>
 #include <stdexcept>
 
-#include "core/mla_problem.hpp"
+#include "harness/op_registry.hpp"
 #include "scenarios/cell_parse.hpp"
 #include "scenarios/csv_table_impl.hpp"
 #include "scenarios/table_error.hpp"
@@ -41,8 +41,8 @@ KnownBug to_known_bug(const CsvTable& table, const CsvRow& csv) {
   bug.rank_heads = optional_int(row, "rank_heads");
   bug.q_len = optional_int(row, "q_len");
   for (std::string_view c : {"rank_heads", "q_len"}) {
-    if (!row.empty(c) && bug.pattern.op != "mla_decode") {
-      row.fail(c, "op " + bug.pattern.op + " has no such field; leave the cell empty");
+    if (!row.empty(c) && !op_has_queries(bug.pattern.op)) {
+      row.fail(c, "op " + bug.pattern.op + " has no such field (no query heads or rows); leave the cell empty");
     }
   }
   bug.note = std::string(row.text("note"));
@@ -52,13 +52,14 @@ KnownBug to_known_bug(const CsvTable& table, const CsvRow& csv) {
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
-// The two facts of an mla_decode case that no one repro key states.
-bool mla_facts_match(const KnownBug& bug, const std::string& repro) {
+// The two facts of a case with queries that no one repro key states, read through the op's facets.
+bool query_facts_match(const KnownBug& bug, const std::string& repro) {
   if (!bug.rank_heads && !bug.q_len) return true;
   try {
-    const MlaDecodeProblem p = parse_mla_decode(repro);
-    if (bug.rank_heads && *bug.rank_heads != heads(p)) return false;
-    return !bug.q_len || std::find(p.q_lens.begin(), p.q_lens.end(), *bug.q_len) != p.q_lens.end();
+    const CaseFacets f = case_facets(parse_case(repro));
+    if (f.q_lens.empty()) return false;  // an op without queries has neither fact
+    if (bug.rank_heads && *bug.rank_heads != f.heads) return false;
+    return !bug.q_len || std::find(f.q_lens.begin(), f.q_lens.end(), *bug.q_len) != f.q_lens.end();
   } catch (const std::invalid_argument&) {
     return false;
   }
@@ -84,7 +85,7 @@ std::vector<KnownBug> load_known_bugs(const std::string& path) {
 bool matches(const KnownBug& bug, const CaseResult& row) {
   if (!bug.path.empty() && bug.path != row.path) return false;
   if (!contains(row.backend, bug.backend) || !contains(row.device, bug.platform)) return false;
-  return matches(bug.pattern, row.repro) && mla_facts_match(bug, row.repro);
+  return matches(bug.pattern, row.repro) && query_facts_match(bug, row.repro);
 }
 
 const KnownBug* find_known_bug(const std::vector<KnownBug>& bugs, const CaseResult& row) {

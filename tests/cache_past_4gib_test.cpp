@@ -14,6 +14,7 @@
 #include "core/cache_offsets.hpp"
 #include "core/error.hpp"
 #include "core/mla_inputs.hpp"
+#include "properties/support/mla_test_problems.hpp"
 #include "reference/mla_decode_plain.hpp"
 #include "reference/mla_decode_reference.hpp"
 #include "reference/page_indices.hpp"
@@ -26,12 +27,7 @@ constexpr std::int64_t k4GiB = std::int64_t{1} << 32;
 
 // DeepSeek-V3 at TP8 in bf16 with block size 32: a row is 1152 bytes, a block 36864.
 MlaDecodeProblem low(int first_block = 0) {
-  MlaDecodeProblem p;
-  p.name = "past4g";
-  p.total_heads = 16;
-  p.kv_lens = {300, 37, 1};
-  p.q_lens = {1, 4, 1};
-  p.block_size = 32;
+  MlaDecodeProblem p = test_problem("past4g", 16, {{300, 37, 1}, {1, 4, 1}, 32});
   p.seed = 5;
   p.first_block = first_block;
   return with_defaults(p);

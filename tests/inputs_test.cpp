@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <set>
 #include <vector>
 
@@ -81,6 +82,20 @@ TEST(MlaInputs, SeededKvTensorIsTheLogicalCache) {
   std::vector<float> seeded(static_cast<std::size_t>(62 * lk(p)));
   fill_tensor(seeded, p.kv_dtype, p.fill, p.seed, "kv");
   EXPECT_EQ(logical_kv(p, make_inputs(p)), seeded);
+}
+
+// The requests fill on several threads: the same bytes as on one, NaN slots included.
+TEST(MlaInputs, AreTheSameBytesOnEveryThreadCount) {
+  const MlaDecodeProblem p = mla(3, 4);
+  const MlaDecodeInputs one = make_inputs(p, 1);
+  for (int threads : {2, 3, 8}) {
+    const MlaDecodeInputs many = make_inputs(p, threads);
+    EXPECT_EQ(many.q, one.q) << threads;
+    EXPECT_EQ(many.block_table, one.block_table) << threads;
+    ASSERT_EQ(many.kv_cache.size(), one.kv_cache.size()) << threads;
+    EXPECT_EQ(std::memcmp(many.kv_cache.data(), one.kv_cache.data(), one.kv_cache.size() * sizeof(float)), 0)
+        << threads;
+  }
 }
 
 TEST(MlaInputs, EverySlotNoRequestUsesIsNaN) {

@@ -7,21 +7,14 @@
 #include <limits>
 
 #include "core/error.hpp"
+#include "properties/support/mla_test_problems.hpp"
 #include "tests/rejected_field.hpp"
 
 namespace mlacheck {
 namespace {
 
 MlaDecodeProblem deepseek_v3_tp8() {
-  MlaDecodeProblem p;
-  p.name = "dsv3-tp8";
-  p.total_heads = 128;
-  p.tp = 8;
-  p.tp_rank = 3;
-  p.kv_lens = {4096, 4096, 17, 1};
-  p.q_lens = {1, 4, 6, 1};
-  p.block_size = 64;
-  return with_defaults(p);
+  return with_defaults(on_tp_rank(test_problem("dsv3-tp8", 128, {{4096, 4096, 17, 1}, {1, 4, 6, 1}, 64}), 8, 3));
 }
 
 TEST(MlaProblem, DerivedValues) {

@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/fill.hpp"
 #include "core/mla_sequence_inputs.hpp"
+#include "properties/support/mla_test_problems.hpp"
 #include "tests/rejected_field.hpp"
 
 namespace mlacheck {
@@ -20,17 +21,9 @@ namespace {
 // Three slots over five steps: slot 0 leaves at step 2, slot 1 stays, slot 2 joins at step 2
 // (into the blocks slot 0 gave back), MTP-style q_len 2 on slot 1.
 MlaDecodeProblem join_and_leave() {
-  MlaDecodeProblem p;
-  p.name = "seq";
-  p.total_heads = 16;
+  MlaDecodeProblem p = join_and_leave_sequence();
   p.kv_lora_rank = 64;
   p.rope_dim = 16;
-  p.kv_lens = {20, 9, 5};
-  p.q_lens = {1, 2, 1};
-  p.block_size = 8;
-  p.steps = 5;
-  p.joins = {0, 0, 2};
-  p.leaves = {2, 5, 5};
   p.seed = 7;
   return with_defaults(p);
 }

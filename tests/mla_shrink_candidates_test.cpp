@@ -8,22 +8,15 @@
 #include <cmath>
 
 #include "core/mla_sequence.hpp"
+#include "properties/support/mla_test_problems.hpp"
 
 namespace mlacheck {
 namespace {
 
 MlaDecodeProblem large_case() {
-  MlaDecodeProblem p;
-  p.name = "large";
-  p.total_heads = 128;
-  p.tp = 8;
-  p.tp_rank = 3;
-  p.kv_lens = {5521, 17, 0, 300, 64, 1, 2048, 900};
-  p.q_lens = {4, 1, 3, 2, 1, 1, 4, 1};
-  p.block_size = 64;
-  p.q_dtype = DType::f16;
-  p.kv_dtype = DType::f16;
-  p.o_dtype = DType::f32;
+  const TestRequests requests{{5521, 17, 0, 300, 64, 1, 2048, 900}, {4, 1, 3, 2, 1, 1, 4, 1}, 64};
+  MlaDecodeProblem p = on_tp_rank(test_problem("large", 128, requests), 8, 3);
+  p = with_dtypes(p, DType::f16, DType::f16, DType::f32);
   p.profile = FillProfile::sink;
   p.seed = 42;
   p = with_defaults(p);
@@ -32,14 +25,9 @@ MlaDecodeProblem large_case() {
 }
 
 MlaDecodeProblem fp8_past_4gib() {
-  MlaDecodeProblem p;
-  p.name = "fp8";
-  p.kv_lens = {70, 33};
-  p.q_lens = {1, 1};
-  p.q_dtype = DType::fp8_e4m3fn;
-  p.kv_dtype = DType::fp8_e4m3fn;
+  MlaDecodeProblem p = test_problem("fp8", 16, {{70, 33}, {1, 1}});
+  p = with_dtypes(p, DType::fp8_e4m3fn, DType::fp8_e4m3fn, DType::bf16, 2.0f);
   p.q_scale = 0.25f;
-  p.kv_scale = 2.0f;
   p.scale = 0.1;  // not the default: kept as it is
   p = with_defaults(p);
   p.first_block = first_block_past_4gib(p);
@@ -47,17 +35,7 @@ MlaDecodeProblem fp8_past_4gib() {
   return with_defaults(p);
 }
 
-MlaDecodeProblem sequence_case() {
-  MlaDecodeProblem p;
-  p.name = "seq";
-  p.kv_lens = {20, 9, 5};
-  p.q_lens = {1, 2, 1};
-  p.block_size = 8;
-  p.steps = 5;
-  p.joins = {0, 0, 2};
-  p.leaves = {2, 5, 5};
-  return with_defaults(p);
-}
+MlaDecodeProblem sequence_case() { return with_defaults(join_and_leave_sequence()); }
 
 std::vector<MlaDecodeProblem> samples() { return {large_case(), fp8_past_4gib(), sequence_case(), with_defaults({})}; }
 

@@ -16,6 +16,7 @@
 #include "core/mla_inputs.hpp"
 #include "core/mla_problem.hpp"
 #include "core/tolerance.hpp"
+#include "properties/support/mla_test_problems.hpp"
 #include "reference/bucket_grouping.hpp"
 #include "reference/error_scales_merge.hpp"
 #include "reference/mla_decode_reference.hpp"
@@ -123,14 +124,8 @@ std::vector<std::pair<std::string, double>> fields(const MlaErrorScales& s) {
 }
 
 MlaDecodeProblem fixed_problem(const std::string& name) {
-  MlaDecodeProblem p;
-  p.name = name;
-  p.total_heads = 16;
+  MlaDecodeProblem p = test_problem(name, 16, {{300, 0, 1025, 7}, {1, 2, 3, 1}});
   p.kv_lora_rank = 128;
-  p.rope_dim = 64;
-  p.kv_lens = {300, 0, 1025, 7};
-  p.q_lens = {1, 2, 3, 1};
-  p.block_size = 16;
   p.seed = 29;
   return p;
 }

@@ -1,5 +1,5 @@
-// reference/parallel_for: every index once, on at most the threads asked for, errors rethrown.
-#include "reference/parallel_for.hpp"
+// core/parallel_for: every index once, on at most the threads asked for, errors rethrown.
+#include "core/parallel_for.hpp"
 
 #include <gtest/gtest.h>
 

@@ -11,6 +11,7 @@
 
 #include "core/dtype.hpp"
 #include "core/mla_inputs.hpp"
+#include "properties/support/mla_test_problems.hpp"
 #include "reference/head_padding.hpp"
 #include "reference/kv_gather_reference.hpp"
 #include "reference/mla_decode_plain.hpp"
@@ -176,15 +177,7 @@ TEST(MlaDecodeOracles, DequantiseFp8QueriesByTheirScale) {
 // the same q, cache and table, so their outputs must not change by a bit, and every row of the
 // padded request is the identity of the LSE merge (O 0, LSE -inf) in both oracles.
 TEST(MlaDecodeOracles, PaddedRequestRowsAreTheIdentity) {
-  MlaDecodeProblem base;
-  base.total_heads = 16;
-  base.tp = 2;
-  base.kv_lora_rank = 64;
-  base.rope_dim = 16;
-  base.kv_lens = {37, 5};
-  base.q_lens = {3, 1};
-  base.block_size = 16;
-  base = with_defaults(base);
+  const MlaDecodeProblem base = with_defaults(on_tp_rank(small_latent_problem("case", 16, {{37, 5}, {3, 1}}), 2, 0));
   MlaDecodeProblem padded = base;
   padded.kv_lens.push_back(0);
   padded.q_lens.push_back(4);  // an MTP pad request keeps its query rows

@@ -34,21 +34,6 @@ static uint16_t* exact_o(mlacheck_case* c, uint64_t* count, float** lse_out) {
   return codes;
 }
 
-static mlacheck_tensor contiguous(void* data, int32_t dtype, int32_t ndim, const int64_t* shape) {
-  mlacheck_tensor t;
-  memset(&t, 0, sizeof t);
-  t.data = data;
-  t.dtype = dtype;
-  t.ndim = ndim;
-  int64_t stride = 1;
-  for (int32_t k = ndim - 1; k >= 0; --k) {
-    t.shape[k] = shape[k];
-    t.strides[k] = stride;
-    stride *= shape[k];
-  }
-  return t;
-}
-
 /* The verdict's state and its CSV record (owned by the verdict). */
 static const char* judge(mlacheck_outcome* outcome, mlacheck_verdict** verdict, const char** record) {
   const char *state = NULL, *header = NULL;

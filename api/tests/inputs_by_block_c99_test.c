@@ -15,15 +15,6 @@ static const char* kPooled = "mla_decode:name=pooled;" SHAPE ";first_block=9";
 static const char* kWhole = "mla_decode:name=whole;" SHAPE;
 enum { kLk = 48, kBlockSize = 4, kBlocksRead = 7 /* ceil(21/4) + ceil(3/4) */ };
 
-static mlacheck_case* open_one(const char* repro) {
-  mlacheck_plan* plan = NULL;
-  mlacheck_case* c = NULL;
-  OK(mlacheck_plan_open_repro(repro, &plan));
-  OK(mlacheck_case_open(plan, 0, &c));
-  mlacheck_plan_free(plan);
-  return c;
-}
-
 static int is_bf16_nan(uint16_t code) { return (code & 0x7F80u) == 0x7F80u && (code & 0x7Fu) != 0; }
 
 /* Index of `id` in the ascending ids, or -1. */

@@ -63,8 +63,20 @@ int main(void) {
   const int64_t outside[] = {8};
   CHECK(mlacheck_prefetch_open(plan, outside, 1, 2, 0, &ahead) == MLACHECK_ERROR_INVALID_ARGUMENT);
   CHECK(ahead == NULL && strstr(mlacheck_last_error(), "outside the plan's [0, 8)") != NULL);
-  CHECK(mlacheck_prefetch_open(plan, order, 3, 0, 0, &ahead) == MLACHECK_ERROR_INVALID_ARGUMENT);
-  CHECK(strstr(mlacheck_last_error(), "lookahead 0 must be >= 1") != NULL);
+  CHECK(mlacheck_prefetch_open(plan, order, 3, -1, 0, &ahead) == MLACHECK_ERROR_INVALID_ARGUMENT);
+  CHECK(strstr(mlacheck_last_error(), "lookahead -1 must be >= 0 (0: the library's default)") != NULL);
+
+  /* Lookahead 0 is the library's default: every case comes, in order. */
+  OK(mlacheck_prefetch_open(plan, order, 3, 0, 0, &ahead));
+  for (int k = 0; k < 3; ++k) {
+    mlacheck_case* c = NULL;
+    const char* c_error = NULL;
+    OK(mlacheck_prefetch_next(ahead, &c, &c_error));
+    CHECK(c != NULL && c_error == NULL);
+    mlacheck_case_free(c);
+  }
+  mlacheck_prefetch_free(ahead);
+  ahead = NULL;
 
   /* Freed mid-way, after its plan: what is under way finishes, the rest never starts. */
   const int64_t all[] = {0, 1, 2, 3, 4, 5, 6, 7};

@@ -15,30 +15,6 @@ static const char* kSequence =
     "q_dtype=f32;kv_dtype=f16;o_dtype=f32;seed=5";
 enum { kSteps = 3, kBatch = 2, kHeads = 16, kLv = 32, kLk = 48, kTokens = 2 };
 
-static mlacheck_case* open_one(const char* repro) {
-  mlacheck_plan* plan = NULL;
-  mlacheck_case* c = NULL;
-  OK(mlacheck_plan_open_repro(repro, &plan));
-  OK(mlacheck_case_open(plan, 0, &c));
-  mlacheck_plan_free(plan);
-  return c;
-}
-
-static mlacheck_tensor f32_tensor(float* data, int ndim, const int64_t* shape) {
-  mlacheck_tensor t;
-  memset(&t, 0, sizeof t);
-  t.data = data;
-  t.dtype = MLACHECK_DTYPE_F32;
-  t.ndim = ndim;
-  int64_t stride = 1;
-  for (int k = ndim - 1; k >= 0; --k) {
-    t.shape[k] = shape[k];
-    t.strides[k] = stride;
-    stride *= shape[k];
-  }
-  return t;
-}
-
 /* The verdict of `step` when the backend returned the oracle's own outputs (errored: it raised). */
 static mlacheck_verdict* judge_step(mlacheck_case* step, int errored) {
   mlacheck_outcome* outcome = NULL;
@@ -56,7 +32,8 @@ static mlacheck_verdict* judge_step(mlacheck_case* step, int errored) {
     for (uint64_t i = 0; i < count_o; ++i) o32[i] = (float)o[i];
     for (uint64_t i = 0; i < count_lse; ++i) lse32[i] = (float)lse[i];
     const int64_t o_shape[3] = {kTokens, kHeads, kLv}, lse_shape[2] = {kTokens, kHeads};
-    const mlacheck_tensor o_tensor = f32_tensor(o32, 3, o_shape), lse_tensor = f32_tensor(lse32, 2, lse_shape);
+    const mlacheck_tensor o_tensor = contiguous(o32, MLACHECK_DTYPE_F32, 3, o_shape);
+    const mlacheck_tensor lse_tensor = contiguous(lse32, MLACHECK_DTYPE_F32, 2, lse_shape);
     OK(mlacheck_outcome_set_o(outcome, &o_tensor, NULL));
     OK(mlacheck_outcome_set_lse(outcome, &lse_tensor, MLACHECK_LSE_NATURAL, NULL));
   }

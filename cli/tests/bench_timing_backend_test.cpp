@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "harness/case_prefetch.hpp"
+#include "properties/support/mla_test_problems.hpp"
 
 namespace mlacheck::cli {
 namespace {
@@ -40,12 +41,7 @@ class StandIn final : public Backend {
 };
 
 std::vector<CaseProblem> shapes() {
-  MlaDecodeProblem a;
-  a.name = "a";
-  a.kv_lens = {17};
-  MlaDecodeProblem refused = a;
-  refused.name = "refused";
-  return {with_defaults(a), with_defaults(refused)};
+  return {with_defaults(test_problem("a", 16, {{17}, {1}})), with_defaults(test_problem("refused", 16, {{17}, {1}}))};
 }
 
 TEST(BenchTiming, EachCheckedShapeIsTimedOnItsOwnInputsAndARefusedOneIsNot) {

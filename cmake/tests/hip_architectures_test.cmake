@@ -11,6 +11,13 @@ function(expect_equal what actual expected)
   endif()
 endfunction()
 
+# The architectures mlacheck_hip_architectures_for picks from its inputs: the HIP install (DISTRO or
+# ROCM), whether the compiler is clang-19, the GPUs present and whether the compiler knows gfx950.
+function(expect_archs what source clang19 present knows_gfx950 expected)
+  mlacheck_hip_architectures_for(${source} ${clang19} "${present}" ${knows_gfx950} _archs _why)
+  expect_equal("${what}" "${_archs}" "${expected}")
+endfunction()
+
 # rocm_agent_enumerator: the CPU agent gfx000 first, one line per GPU (8 x MI300X).
 mlacheck_hip_parse_agents("gfx000\ngfx942\ngfx942\ngfx942\ngfx942\ngfx942\ngfx942\ngfx942\ngfx942\n" _names)
 expect_equal("rocm_agent_enumerator, 8 MI300X" "${_names}" "gfx942")
@@ -25,29 +32,19 @@ expect_equal("supported" "${_supported}" "gfx942;gfx950")
 expect_equal("unsupported" "${_unsupported}" "gfx1100;gfx908")
 
 # Debian's packages: the hipcc default must stay gfx90a;gfx940 (clang-15 cannot target gfx942).
-mlacheck_hip_architectures_for(DISTRO OFF "" FALSE _archs _why)
-expect_equal("Debian, hipcc" "${_archs}" "gfx90a;gfx940")
-mlacheck_hip_architectures_for(DISTRO ON "" FALSE _archs _why)
-expect_equal("Debian, clang-19" "${_archs}" "gfx90a;gfx942")
-mlacheck_hip_architectures_for(DISTRO ON "" TRUE _archs _why)
-expect_equal("Debian, a clang that knows gfx950" "${_archs}" "gfx90a;gfx942;gfx950")
+expect_archs("Debian, hipcc" DISTRO OFF "" FALSE "gfx90a;gfx940")
+expect_archs("Debian, clang-19" DISTRO ON "" FALSE "gfx90a;gfx942")
+expect_archs("Debian, a clang that knows gfx950" DISTRO ON "" TRUE "gfx90a;gfx942;gfx950")
 
 # ROCm: the GPUs present, only those.
-mlacheck_hip_architectures_for(ROCM OFF "gfx942" TRUE _archs _why)
-expect_equal("ROCm 6.4, MI300X" "${_archs}" "gfx942")
-mlacheck_hip_architectures_for(ROCM OFF "gfx950" TRUE _archs _why)
-expect_equal("ROCm 6.4, MI355X" "${_archs}" "gfx950")
-mlacheck_hip_architectures_for(ROCM OFF "gfx90a;gfx942" FALSE _archs _why)
-expect_equal("ROCm 6.2, MI250X and MI300X" "${_archs}" "gfx90a;gfx942")
+expect_archs("ROCm 6.4, MI300X" ROCM OFF "gfx942" TRUE "gfx942")
+expect_archs("ROCm 6.4, MI355X" ROCM OFF "gfx950" TRUE "gfx950")
+expect_archs("ROCm 6.2, MI250X and MI300X" ROCM OFF "gfx90a;gfx942" FALSE "gfx90a;gfx942")
 # No GPU, or none this build can target: the default list, gfx950 where the compiler knows it.
-mlacheck_hip_architectures_for(ROCM OFF "" TRUE _archs _why)
-expect_equal("ROCm 6.4, no GPU" "${_archs}" "gfx90a;gfx942;gfx950")
-mlacheck_hip_architectures_for(ROCM OFF "" FALSE _archs _why)
-expect_equal("ROCm 6.2, no GPU" "${_archs}" "gfx90a;gfx942")
-mlacheck_hip_architectures_for(ROCM OFF "gfx950" FALSE _archs _why)
-expect_equal("ROCm 6.2 on an MI355X (warns)" "${_archs}" "gfx90a;gfx942")
-mlacheck_hip_architectures_for(ROCM OFF "gfx1100" FALSE _archs _why)
-expect_equal("ROCm on an RDNA3 GPU (warns)" "${_archs}" "gfx90a;gfx942")
+expect_archs("ROCm 6.4, no GPU" ROCM OFF "" TRUE "gfx90a;gfx942;gfx950")
+expect_archs("ROCm 6.2, no GPU" ROCM OFF "" FALSE "gfx90a;gfx942")
+expect_archs("ROCm 6.2 on an MI355X (warns)" ROCM OFF "gfx950" FALSE "gfx90a;gfx942")
+expect_archs("ROCm on an RDNA3 GPU (warns)" ROCM OFF "gfx1100" FALSE "gfx90a;gfx942")
 
 # Probing a ROCm install: listers that fail or list nothing are passed over for the next one.
 set(_rocm "${CMAKE_CURRENT_BINARY_DIR}/hip_architectures_test_rocm")

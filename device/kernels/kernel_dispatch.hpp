@@ -31,41 +31,38 @@ struct TypeTag {
                          std::string(to_string(t)));
 }
 
+// A runtime dtype and the storage type of the kernel instances that take it.
+template <DType kDtype, class T>
+struct KernelType {
+  static constexpr DType dtype = kDtype;
+  using type = T;
+};
+using Bf16Kernel = KernelType<DType::bf16, bf16_t>;
+using F16Kernel = KernelType<DType::f16, f16_t>;
+using Fp8E4m3fnKernel = KernelType<DType::fp8_e4m3fn, fp8_e4m3fn_t>;
+using Fp8E4m3fnuzKernel = KernelType<DType::fp8_e4m3fnuz, fp8_e4m3fnuz_t>;
+
+// Calls f(TypeTag<T>{}) with the storage type of t among the Kernels; any other dtype has no kernel.
+template <class... Kernels, class F>
+void with_kernel_type(const char* what, DType t, F&& f) {
+  const bool found = ((t == Kernels::dtype ? (f(TypeTag<typename Kernels::type>{}), true) : false) || ...);
+  if (!found) unreachable_dtype(what, t);
+}
+
 // q and O: bf16 or f16.
 template <class F>
 void with_16bit_type(const char* what, DType t, F&& f) {
-  switch (t) {
-    case DType::bf16:
-      return f(TypeTag<bf16_t>{});
-    case DType::f16:
-      return f(TypeTag<f16_t>{});
-    default:
-      unreachable_dtype(what, t);
-  }
+  with_kernel_type<Bf16Kernel, F16Kernel>(what, t, f);
 }
 
 template <class F>
 void with_fp8_type(const char* what, DType t, F&& f) {
-  switch (t) {
-    case DType::fp8_e4m3fn:
-      return f(TypeTag<fp8_e4m3fn_t>{});
-    case DType::fp8_e4m3fnuz:
-      return f(TypeTag<fp8_e4m3fnuz_t>{});
-    default:
-      unreachable_dtype(what, t);
-  }
+  with_kernel_type<Fp8E4m3fnKernel, Fp8E4m3fnuzKernel>(what, t, f);
 }
 
 template <class F>
 void with_kv_type(DType t, F&& f) {
-  switch (t) {
-    case DType::bf16:
-      return f(TypeTag<bf16_t>{});
-    case DType::f16:
-      return f(TypeTag<f16_t>{});
-    default:
-      return with_fp8_type("kv_dtype", t, f);
-  }
+  with_kernel_type<Bf16Kernel, F16Kernel, Fp8E4m3fnKernel, Fp8E4m3fnuzKernel>("kv_dtype", t, f);
 }
 
 // The row tiles of a kernel instance: 1, 2 or 4, as far as the platform holds them.

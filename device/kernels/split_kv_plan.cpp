@@ -20,11 +20,8 @@ std::string field(const char* name, std::int64_t value) { return std::string(nam
 
 }  // namespace
 
-SplitKvShape split_kv_shape(const MlaDecodeProblem& p, int num_splits) {
-  SplitKvShape s;
-  s.batch = batch(p);
-  s.total_q_tokens = total_q_tokens(p);
-  s.max_q_len = max_q_len(p);
+RowTileShape row_tile_shape(const MlaDecodeProblem& p) {
+  RowTileShape s;
   s.padded_heads = padded_heads(p);
   s.lv = p.kv_lora_rank;
   s.rope = p.rope_dim;
@@ -34,6 +31,14 @@ SplitKvShape split_kv_shape(const MlaDecodeProblem& p, int num_splits) {
   s.scale = static_cast<float>(p.scale);
   s.kv_scale = p.kv_scale;
   s.q_scale = p.q_scale;
+  return s;
+}
+
+SplitKvShape split_kv_shape(const MlaDecodeProblem& p, int num_splits) {
+  SplitKvShape s{row_tile_shape(p)};
+  s.batch = batch(p);
+  s.total_q_tokens = total_q_tokens(p);
+  s.max_q_len = max_q_len(p);
   s.num_splits = num_splits;
   return s;
 }

@@ -27,11 +27,9 @@ inline constexpr int kMaxAutoSplits = 64;
 // partial write): the automatic split choice weighs more, shorter blocks against it.
 inline constexpr int kSplitOverheadTokens = 128;
 
-// Everything the kernels need from an MlaDecodeProblem, after head padding.
-struct SplitKvShape {
-  int batch = 0;
-  int total_q_tokens = 0;
-  int max_q_len = 0;
+// What every attention kernel (split-KV and persistent) needs from an MlaDecodeProblem for its row
+// tiles, after head padding: the heads, the latent's widths, the dtypes and the scales.
+struct RowTileShape {
   int padded_heads = 0;
   int lv = 0;    // kv_lora_rank: width of V and O
   int rope = 0;  // R: Lk = lv + rope
@@ -41,7 +39,17 @@ struct SplitKvShape {
   float scale = 0.0f;     // softmax scale
   float kv_scale = 1.0f;  // per-tensor dequantisation scale of the cache
   float q_scale = 1.0f;   // per-tensor dequantisation scale of fp8 q; 1 for 16-bit q
-  int num_splits = 1;     // splits of each request's KV range
+};
+
+RowTileShape row_tile_shape(const MlaDecodeProblem& p);
+
+// Everything the split-KV kernels need from an MlaDecodeProblem: the row tiles and the batch their
+// grids cover.
+struct SplitKvShape : RowTileShape {
+  int batch = 0;
+  int total_q_tokens = 0;
+  int max_q_len = 0;
+  int num_splits = 1;  // splits of each request's KV range
 };
 
 SplitKvShape split_kv_shape(const MlaDecodeProblem& p, int num_splits);

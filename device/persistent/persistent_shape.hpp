@@ -5,24 +5,15 @@
 #include <optional>
 #include <string>
 
-#include "core/dtype.hpp"
 #include "core/mla_problem.hpp"
+#include "device/kernels/split_kv_plan.hpp"
 #include "device/planner/metadata.hpp"
 
 namespace mlacheck::kernels {
 
-// Everything the persistent kernels need from an MlaDecodeProblem, after head padding.
-struct PersistentShape {
-  int padded_heads = 0;
-  int lv = 0;    // kv_lora_rank: width of V and O
-  int rope = 0;  // R: Lk = lv + rope
-  DType q_dtype = DType::bf16;
-  DType kv_dtype = DType::bf16;
-  DType o_dtype = DType::bf16;
-  float scale = 0.0f;     // softmax scale
-  float kv_scale = 1.0f;  // per-tensor dequantisation scale of the cache
-  float q_scale = 1.0f;   // per-tensor dequantisation scale of fp8 q; 1 for 16-bit q
-};
+// Everything the persistent kernels need from an MlaDecodeProblem: its row tiles (the grid comes
+// from the plan).
+using PersistentShape = RowTileShape;
 
 PersistentShape persistent_shape(const MlaDecodeProblem& p);
 

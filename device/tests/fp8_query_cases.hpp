@@ -11,6 +11,7 @@
 #include "core/mla_inputs.hpp"
 #include "core/mla_problem.hpp"
 #include "core/tolerance.hpp"
+#include "properties/support/mla_test_problems.hpp"
 #include "reference/mla_decode_reference.hpp"
 
 namespace mlacheck::test {
@@ -49,17 +50,10 @@ inline std::vector<MlaDecodeProblem> fp8_query_kernel_problems() {
   };
   std::vector<MlaDecodeProblem> out;
   for (const Row& r : rows) {
-    MlaDecodeProblem p;
+    MlaDecodeProblem p = latent_problem(r.heads, r.lv, r.rope, {r.kv, r.q});
+    p = with_dtypes(p, r.dtype, r.dtype, r.o_dtype, r.kv_scale);
     p.name = "fp8q";
-    p.total_heads = r.heads;
-    p.kv_lora_rank = r.lv;
-    p.rope_dim = r.rope;
-    p.kv_lens = r.kv;
-    p.q_lens = r.q;
-    p.q_dtype = p.kv_dtype = r.dtype;
     p.q_scale = r.q_scale;
-    p.kv_scale = r.kv_scale;
-    p.o_dtype = r.o_dtype;
     p.fill = r.fill;
     p.profile = r.profile;
     out.push_back(with_defaults(p));

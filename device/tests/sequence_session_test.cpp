@@ -19,6 +19,7 @@
 #include "device/hip_backend/retained_intermediates.hpp"
 #include "device/hip_backend/sequence_plans.hpp"
 #include "device/planner/plan_inputs.hpp"
+#include "properties/support/mla_test_problems.hpp"
 
 namespace mlacheck {
 namespace {
@@ -26,17 +27,7 @@ namespace {
 // Three slots over four steps: slot 1 leaves at step 2 and slot 2 joins there, on the blocks slot 1
 // gave back; the others grow a token a step.
 MlaDecodeProblem small_sequence() {
-  MlaDecodeProblem p;
-  p.name = "seq";
-  p.total_heads = 16;
-  p.kv_lora_rank = 64;
-  p.rope_dim = 16;
-  p.kv_lens = {20, 40, 5};
-  p.q_lens = {1, 1, 1};
-  p.block_size = 16;
-  p.steps = 4;
-  p.joins = {0, 0, 2};
-  p.leaves = {4, 2, 4};
+  MlaDecodeProblem p = as_sequence(small_latent_problem("seq", 16, {{20, 40, 5}, {1, 1, 1}}), 4, {0, 0, 2}, {4, 2, 4});
   p.path = DecodePath::persistent;
   return with_defaults(p);
 }

@@ -2,8 +2,9 @@
 // An MLA decode on the CPU through mlacheck's backend ABI (include/mlacheck/backend_abi.h):
 // every tensor is read through the shapes and strides the harness passes, the cache through the
 // block table, codes decoded here, softmax and accumulation in float, O written in o_dtype with
-// round-to-nearest-even and LSE in natural log. The plugin table (cpu_plugin.cpp) is a thin
-// shell around these three functions; examples/wrong_plugin reuses them with one mistake.
+// round-to-nearest-even and LSE in natural log. The plugin table (cpu_plugin.cpp, through
+// cpu_plugin_abi.hpp) is a thin shell around these three functions; examples/wrong_plugin reuses
+// them with one mistake.
 #include <cstddef>
 #include <cstdint>
 

@@ -2,57 +2,22 @@
 //   mlacheck run --backend build/examples/cpu_plugin/libmlacheck_cpu_plugin.so --out DIR
 // Host memory (the harness stages every tensor in guarded host buffers and passes stream NULL),
 // natural-log LSE, P kept in float (p_dtype MLACHECK_DTYPE_F32: the row sum is of the same float P,
-// and O is rounded once to o_dtype). No C++ exception crosses the C boundary.
-#include <cstdio>
-#include <exception>
-#include <new>
-
-#include "cpu_mla_decode.hpp"
+// and O is rounded once to o_dtype). No C++ exception crosses the C boundary. The ABI's entry points
+// other than run() are the decode's own (cpu_plugin_abi.hpp, shared with examples/wrong_plugin).
+#include "cpu_plugin_abi.hpp"
 #include "mlacheck/backend_abi.h"
 
 namespace {
 
-// The plugin holds no state between calls; an instance exists because the ABI hands one to
-// every call (a GPU plugin keeps its handles and caches there).
-struct Instance {};
-
-void* open_instance(std::int32_t, char* error, std::size_t error_size) {
-  auto* instance = new (std::nothrow) Instance;
-  if (instance == nullptr) std::snprintf(error, error_size, "out of host memory");
-  return instance;
-}
-
-void close_instance(void* instance) { delete static_cast<Instance*>(instance); }
-
-const char* supports(void*, const mlacheck_mla_problem* problem) { return cpu_mla::unsupported(*problem); }
-
-std::uint64_t workspace_bytes(void*, const mlacheck_mla_problem* problem) { return cpu_mla::workspace_bytes(*problem); }
-
 std::int32_t run(void*, const mlacheck_mla_problem* problem, const mlacheck_mla_tensors* tensors, void*, char* error,
                  std::size_t error_size) {
-  try {
-    return cpu_mla::decode(*problem, *tensors, {}, error, error_size);
-  } catch (const std::exception& e) {
-    std::snprintf(error, error_size, "%s", e.what());
-    return 1;
-  }
+  return cpu_mla::decode_at_the_boundary(*problem, *tensors, {}, error, error_size);
 }
 
-const mlacheck_backend_v1 kTable = {
-    MLACHECK_BACKEND_ABI_VERSION,
-    sizeof(mlacheck_backend_v1),
-    "cpu-example",
-    "1.0",
-    MLACHECK_MEMORY_HOST,
-    1,  // writes_lse
-    MLACHECK_LSE_NATURAL,
-    MLACHECK_DTYPE_F32,  // p_dtype: P stays float
-    open_instance,
-    close_instance,
-    supports,
-    workspace_bytes,
-    run,
-};
+// Host memory, natural-log LSE written (cpu_plugin_abi.hpp's defaults).
+constexpr mlacheck_backend_v1 kTable =
+    cpu_mla::plugin_table({.name = "cpu-example", .version = "1.0", .p_dtype = MLACHECK_DTYPE_F32 /* P stays float */},
+                          run);
 
 }  // namespace
 

@@ -3,56 +3,19 @@
 // only), as a kernel does whose score tile is sized from the value width Lv instead of Lk. Every
 // case with rope_dim > 0 has wrong attention weights, so `mlacheck run --backend` with this
 // plugin exits 1 with FAILED rows naming tensor O (and LSE).
-#include <cstdio>
-#include <exception>
-#include <new>
-
-#include "cpu_mla_decode.hpp"
+#include "cpu_plugin_abi.hpp"
 #include "mlacheck/backend_abi.h"
 
 namespace {
-
-struct Instance {};
-
-void* open_instance(std::int32_t, char* error, std::size_t error_size) {
-  auto* instance = new (std::nothrow) Instance;
-  if (instance == nullptr) std::snprintf(error, error_size, "out of host memory");
-  return instance;
-}
-
-void close_instance(void* instance) { delete static_cast<Instance*>(instance); }
-
-const char* supports(void*, const mlacheck_mla_problem* problem) { return cpu_mla::unsupported(*problem); }
-
-std::uint64_t workspace_bytes(void*, const mlacheck_mla_problem* problem) { return cpu_mla::workspace_bytes(*problem); }
 
 std::int32_t run(void*, const mlacheck_mla_problem* problem, const mlacheck_mla_tensors* tensors, void*, char* error,
                  std::size_t error_size) {
   cpu_mla::DecodeOptions mistake;
   mistake.rope_in_score = false;  // the deliberate mistake
-  try {
-    return cpu_mla::decode(*problem, *tensors, mistake, error, error_size);
-  } catch (const std::exception& e) {
-    std::snprintf(error, error_size, "%s", e.what());
-    return 1;
-  }
+  return cpu_mla::decode_at_the_boundary(*problem, *tensors, mistake, error, error_size);
 }
 
-const mlacheck_backend_v1 kTable = {
-    MLACHECK_BACKEND_ABI_VERSION,
-    sizeof(mlacheck_backend_v1),
-    "wrong-example",
-    "1.0",
-    MLACHECK_MEMORY_HOST,
-    1,  // writes_lse
-    MLACHECK_LSE_NATURAL,
-    -1,  // p_dtype: P stays float
-    open_instance,
-    close_instance,
-    supports,
-    workspace_bytes,
-    run,
-};
+constexpr mlacheck_backend_v1 kTable = cpu_mla::plugin_table({.name = "wrong-example", .version = "1.0"}, run);
 
 }  // namespace
 

@@ -7,20 +7,16 @@
 #include <map>
 
 #include "core/mla_sequence.hpp"
+#include "properties/support/mla_test_problems.hpp"
 
 namespace mlacheck {
 namespace {
 
 MlaDecodeProblem large_case() {
-  MlaDecodeProblem p;
-  p.name = "large";
-  p.total_heads = 128;
-  p.tp = 8;
-  p.tp_rank = 2;
-  p.kv_lens = {5521, 17, 300, 64, 1, 2048, 900, 33, 4000, 12, 5, 77, 1000, 2, 3, 4, 5, 6, 7, 8, 9};
-  p.q_lens.assign(p.kv_lens.size(), 1);
-  p.q_lens[0] = 4;
-  p.block_size = 64;
+  const std::vector<int> kv_lens{5521, 17, 300, 64, 1, 2048, 900, 33, 4000, 12, 5, 77, 1000, 2, 3, 4, 5, 6, 7, 8, 9};
+  std::vector<int> q_lens(kv_lens.size(), 1);
+  q_lens[0] = 4;
+  MlaDecodeProblem p = on_tp_rank(test_problem("large", 128, {kv_lens, q_lens, 64}), 8, 2);
   p.o_dtype = DType::f32;
   p.profile = FillProfile::sink;
   return with_defaults(p);
@@ -177,15 +173,7 @@ TEST(CaseShrink, AResultThatPassesItsRerunIsNotReported) {
 }
 
 TEST(CaseShrink, ASequenceShrinksTowardOneStep) {
-  MlaDecodeProblem p;
-  p.name = "seq";
-  p.kv_lens = {20, 9, 5};
-  p.q_lens = {1, 2, 1};
-  p.block_size = 8;
-  p.steps = 5;
-  p.joins = {0, 0, 2};
-  p.leaves = {2, 5, 5};
-  p = with_defaults(p);
+  const MlaDecodeProblem p = with_defaults(join_and_leave_sequence());
   // Fails while the sequence has two steps or more: a plan gone stale at replay.
   const ShrinkResult r = shrink_mla_case(
       p, [](const MlaDecodeProblem& c) { return c.steps >= 2 ? failed_on_values(c) : row_of(c, ResultState::passed); },

@@ -10,6 +10,7 @@
 #include "harness/case_prefetch.hpp"
 #include "harness/device_outcome.hpp"
 #include "plan/default_sweep.hpp"
+#include "properties/support/mla_test_problems.hpp"
 
 namespace mlacheck {
 namespace {
@@ -33,14 +34,8 @@ class RecordingBackend final : public Backend {
 };
 
 std::vector<CaseProblem> small_cases() {
-  MlaDecodeProblem a;
-  a.name = "a";
-  a.kv_lens = {17};
-  MlaDecodeProblem b = a;
-  b.name = "b";
-  b.kv_lens = {65, 3};
-  b.q_lens = {1, 2};
-  return {with_defaults(a), default_gather_sweep(1).front(), with_defaults(b)};
+  return {with_defaults(test_problem("a", 16, {{17}, {1}})), default_gather_sweep(1).front(),
+          with_defaults(test_problem("b", 16, {{65, 3}, {1, 2}}))};
 }
 
 TEST(FaultSets, EveryCaseRunsOncePerSetInOrderAndRowsNameTheirSet) {

@@ -22,6 +22,7 @@
 #include "device/tests/fp8_query_cases.hpp"
 #include "harness/mla_judge.hpp"
 #include "plan/default_sweep.hpp"
+#include "properties/support/mla_test_problems.hpp"
 #include "reference/mla_decode_reference.hpp"
 
 namespace mlacheck {
@@ -426,15 +427,7 @@ TEST(KernelArithmeticModel, ThePropertySittingsFalseAlarmsStayWithinTheBound) {
 }
 
 TEST(KernelArithmeticModel, PaddedRequestsAndPoolsFromFirstBlock) {
-  MlaDecodeProblem p;
-  p.total_heads = 4;
-  p.kv_lens = {0, 40, 0};
-  p.q_lens = {2, 3, 1};
-  p.block_size = 16;
-  p.q_dtype = DType::bf16;
-  p.kv_dtype = DType::bf16;
-  p.o_dtype = DType::bf16;
-  p = with_defaults(p);
+  const MlaDecodeProblem p = with_defaults(test_problem("case", 4, {{0, 40, 0}, {2, 3, 1}}));
   MlaDecodeProblem moved = p;
   moved.first_block = 7;
   moved.num_blocks = 0;

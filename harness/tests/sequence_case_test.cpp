@@ -11,6 +11,7 @@
 #include "core/mla_sequence.hpp"
 #include "harness/mla_case.hpp"
 #include "harness/sequence_row.hpp"
+#include "properties/support/mla_test_problems.hpp"
 #include "reference/kernel_arithmetic_model.hpp"
 
 namespace mlacheck {
@@ -94,17 +95,8 @@ class ModelBackend final : public Backend {
 
 // Four slots over six steps with a leave and a join, q_len 2 on one slot.
 MlaDecodeProblem sequence() {
-  MlaDecodeProblem p;
-  p.name = "seq";
-  p.total_heads = 16;
-  p.kv_lora_rank = 64;
-  p.rope_dim = 16;
-  p.kv_lens = {40, 17, 0, 70};
-  p.q_lens = {1, 2, 1, 1};
-  p.block_size = 16;
-  p.steps = 6;
-  p.joins = {0, 0, 6, 2};
-  p.leaves = {4, 6, 6, 6};
+  const MlaDecodeProblem four_slots = small_latent_problem("seq", 16, {{40, 17, 0, 70}, {1, 2, 1, 1}});
+  MlaDecodeProblem p = as_sequence(four_slots, 6, {0, 0, 6, 2}, {4, 6, 6, 6});
   p.seed = 11;
   return with_defaults(p);
 }

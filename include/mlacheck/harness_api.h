@@ -171,8 +171,10 @@ MLACHECK_API mlacheck_status mlacheck_case_expected(mlacheck_case* c, const doub
  * `threads` threads of this library (0: one per core; never more than `lookahead`): each case is
  * opened and, for an mla_decode case with inputs, its inputs made and encoded and its oracle run,
  * so mlacheck_case_inputs, _expected and mlacheck_outcome_judge find them made. At most
- * `lookahead` (>= 1) prepared cases wait to be taken. The entries are copied: the plan may be
- * freed before the prefetch. */
+ * `lookahead` prepared cases wait to be taken (0: the library's default, one per host thread
+ * from 4 to 32, as `mlacheck run --lookahead`); the cases being prepared share the host's threads
+ * for their oracles by their work. The entries are copied: the plan may be freed before the
+ * prefetch. */
 typedef struct mlacheck_prefetch mlacheck_prefetch;
 MLACHECK_API mlacheck_status mlacheck_prefetch_open(const mlacheck_plan* plan, const int64_t* indices, int64_t count,
                                                     int32_t lookahead, int32_t threads, mlacheck_prefetch** out);

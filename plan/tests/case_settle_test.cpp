@@ -1,6 +1,8 @@
 // The settle step (plan/case_settle.hpp) with a stand-in backend, without a GPU: admission (which
 // GPU a row names, memory), the refusal policy by origin and backend kind, known bugs, lost cases,
 // and that each route's context settles a curated refusal and a known bug as the policy says.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "harness/device_outcome.hpp"
@@ -239,6 +241,44 @@ TEST(OpRegistry, ARegisteredOpRoundTripsThroughItsReproAndAnUnknownOneIsNamed) {
   EXPECT_EQ(row.op, "mla_decode");
   EXPECT_EQ(row.state, ResultState::skipped);  // refused by supports(): never reaches run()
   EXPECT_GT(case_work(mla), 0.0);
+}
+
+// The facets hooks: reports and the known-bug table learn what a case is from the registry alone.
+TEST(OpRegistry, EachOpStatesItsFacetsAndWhetherItHasQueries) {
+  const CaseFacets mla = case_facets(parse_case("mla_decode:name=m;heads=8;kv=7,300;q=1,3;bs=1;kv_dtype=bf16"));
+  EXPECT_EQ(mla.dtype, "bf16");
+  EXPECT_EQ(mla.kv_len, 300);
+  EXPECT_EQ(mla.heads, 8);
+  EXPECT_EQ(mla.q_len, 3);
+  EXPECT_EQ(mla.q_lens, (std::vector<int>{1, 3}));
+  EXPECT_EQ(mla.block_size, 1);
+  const CaseFacets gather =
+      case_facets(parse_case("kv_gather:name=g;kv=5,40;kv_heads=2;bs=24;layout=shuffle;cache_dtype=bf16"));
+  EXPECT_EQ(gather.kv_len, 40);
+  EXPECT_EQ(gather.heads, 2);
+  EXPECT_EQ(gather.q_len, 0);
+  EXPECT_TRUE(gather.q_lens.empty());
+  const auto has = [](const CaseFacets& f, const std::string& b) {
+    return std::find(f.buckets.begin(), f.buckets.end(), b) != f.buckets.end();
+  };
+  EXPECT_TRUE(has(mla, "heads < 16"));
+  EXPECT_TRUE(has(mla, "q_len not a power of two"));
+  EXPECT_TRUE(has(mla, "block_size 1"));
+  EXPECT_TRUE(has(gather, "SHUFFLE layout"));
+  EXPECT_TRUE(has(gather, "block_size > 1, not 16 or 64"));
+  EXPECT_FALSE(has(gather, "heads < 16"));
+
+  // Every bucket a case lands in is one the registry lists, and no name is listed twice.
+  const std::vector<std::string> all = op_coverage_buckets();
+  for (const CaseFacets* f : {&mla, &gather}) {
+    for (const std::string& b : f->buckets) EXPECT_NE(std::find(all.begin(), all.end(), b), all.end()) << b;
+  }
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(std::count(all.begin(), all.end(), all[i]), 1) << all[i];
+  }
+  EXPECT_TRUE(op_has_queries("mla_decode"));
+  EXPECT_FALSE(op_has_queries("kv_gather"));
+  EXPECT_THROW(op_has_queries("conv2d"), std::invalid_argument);
 }
 
 }  // namespace

@@ -13,15 +13,16 @@ from collections.abc import Iterable, Iterator
 from . import _capi
 from ._case import Case, _CaseHandle
 
-DEFAULT_LOOKAHEAD = 4  # `mlacheck run --lookahead`'s default
+# None: the library's default, one case per host thread from 4 to 32, as `mlacheck run --lookahead`.
+DEFAULT_LOOKAHEAD = None
 
 
 class Prefetch:
     """Cases `indices` of `plan`, prepared in that order, at most `lookahead` of them waiting.
     close() (or dropping it) cancels: nothing further starts, the preparations under way finish."""
 
-    def __init__(self, plan, indices: Iterable[int], lookahead: int = DEFAULT_LOOKAHEAD, threads: int = 0):
-        if lookahead < 1:
+    def __init__(self, plan, indices: Iterable[int], lookahead: int | None = DEFAULT_LOOKAHEAD, threads: int = 0):
+        if lookahead is not None and lookahead < 1:
             raise ValueError(f"lookahead {lookahead} must be >= 1 (0 prepares each case when the backend asks)")
         indices = list(indices)
         index_array = (ctypes.c_int64 * len(indices))(*indices)
@@ -31,7 +32,7 @@ class Prefetch:
             plan._pointer,  # noqa: SLF001 - the plan's C handle
             index_array,
             len(indices),
-            lookahead,
+            0 if lookahead is None else lookahead,  # 0: the library's default
             threads,
             ctypes.byref(pointer),
         )
@@ -53,7 +54,7 @@ class Prefetch:
         self._finalizer()
 
 
-def prepared_cases(plan, lookahead: int) -> Iterator[tuple[Case, str | None]]:
+def prepared_cases(plan, lookahead: int | None) -> Iterator[tuple[Case, str | None]]:
     """The cases of `plan` (a Plan or any iterable of cases) in order, each with what its
     preparation raised (None if nothing). With lookahead 0 nothing is prepared ahead: each case
     makes its inputs and oracle when the backend asks. Cases of several plans get a Prefetch per

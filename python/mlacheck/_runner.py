@@ -20,7 +20,7 @@ def run(
     *,
     title: str | None = None,
     on_verdict: Callable[[Verdict], None] | None = None,
-    lookahead: int = DEFAULT_LOOKAHEAD,
+    lookahead: int | None = DEFAULT_LOOKAHEAD,
     progress: bool = True,
     graph: bool = False,
 ) -> list[Verdict]:
@@ -28,12 +28,13 @@ def run(
     returns the verdicts. With `report_dir`, writes report.csv as each case ends, then junit.xml
     and report.html. `on_verdict` is called with each verdict as it is made (progress, logging).
     `lookahead` cases ahead of the backend have their inputs and oracle made on the harness's
-    threads (0: each case when the backend asks); the verdicts are the same either way.
+    threads (None: the library's default, one per host thread from 4 to 32; 0: each case when the
+    backend asks); the verdicts are the same either way.
     `progress` prints cases done, failures, cases/s and the time left on stderr (_progress.py).
     `graph`: decode sequences in graph mode (step 0 captured in a CUDA graph, replayed for the
     later steps; docs/python.md)."""
-    if isinstance(lookahead, bool) or not isinstance(lookahead, int) or lookahead < 0:
-        raise ValueError(f"lookahead {lookahead!r} must be an int >= 0")
+    if lookahead is not None and (isinstance(lookahead, bool) or not isinstance(lookahead, int) or lookahead < 0):
+        raise ValueError(f"lookahead {lookahead!r} must be None or an int >= 0")
     adapter = adapt(backend)
     if progress and not hasattr(plan, "__len__"):
         plan = list(plan)  # the total is known before the first case

@@ -13,26 +13,15 @@
 #include "device/hip_backend/decode_intermediates.hpp"
 #include "device/hip_backend/mla_decode_pipeline.hpp"
 #include "device/hip_backend/staged_mla_tensors.hpp"
+#include "device/hip_backend/tests/h100_like_device.hpp"
 #include "device/staging/mla_decode_staging.hpp"
+#include "properties/support/mla_test_problems.hpp"
 
 namespace mlacheck {
 namespace {
 
-DeviceInfo h100_like() {
-  DeviceInfo info;
-  info.name = "test device";
-  info.compute_units = 132;
-  info.warp_size = 32;
-  info.global_memory_bytes = std::size_t{80} << 30;
-  return info;
-}
-
 MlaDecodeProblem split_kv_problem(int heads) {
-  MlaDecodeProblem p;
-  p.name = "prep";
-  p.total_heads = heads;
-  p.kv_lens = {300, 17, 64};
-  p.q_lens = {1, 2, 1};
+  MlaDecodeProblem p = test_problem("prep", heads, {{300, 17, 64}, {1, 2, 1}});
   p.path = DecodePath::split_kv;
   return with_defaults(p);
 }

@@ -15,6 +15,7 @@
 #include "core/mla_sequence.hpp"
 #include "core/mla_sequence_inputs.hpp"
 #include "device/backend.hpp"
+#include "properties/support/mla_test_problems.hpp"
 
 namespace mlacheck {
 namespace {
@@ -36,18 +37,8 @@ class HipSequenceSession : public testing::TestWithParam<DecodePath> {
 // Three slots over four steps: slot 2 is padding until it joins at step 1 with 33 tokens (q_len 2:
 // MTP verify), slot 1 leaves at step 3; 8 heads padded to 16.
 MlaDecodeProblem small_sequence(DecodePath path) {
-  MlaDecodeProblem p;
-  p.name = "hip_sequence";
-  p.total_heads = 64;
-  p.tp = 8;
-  p.kv_lora_rank = 512;
-  p.rope_dim = 64;
-  p.kv_lens = {300, 1100, 33};
-  p.q_lens = {2, 2, 2};
-  p.block_size = 16;
-  p.steps = 4;
-  p.joins = {0, 0, 1};
-  p.leaves = {4, 3, 4};
+  const MlaDecodeProblem slots = on_tp_rank(test_problem("hip_sequence", 64, {{300, 1100, 33}, {2, 2, 2}}), 8, 0);
+  MlaDecodeProblem p = as_sequence(slots, 4, {0, 0, 1}, {4, 3, 4});
   p.path = path;
   return with_defaults(p);
 }

@@ -10,30 +10,16 @@
 #include "device/hip_backend/hip_sequence_session.hpp"
 #include "device/hip_backend/mla_decode_pipeline.hpp"
 #include "device/hip_backend/staged_mla_tensors.hpp"
+#include "device/hip_backend/tests/h100_like_device.hpp"
+#include "properties/support/mla_test_problems.hpp"
 
 namespace mlacheck {
 namespace {
 
-DeviceInfo h100_like() {
-  DeviceInfo info;
-  info.name = "test device";
-  info.compute_units = 132;
-  info.warp_size = 32;
-  info.global_memory_bytes = std::size_t{80} << 30;
-  return info;
-}
-
 // Lengths that change the split count from step to step: one long request leaves at step 2, so
 // the later steps split the short ones more finely.
 MlaDecodeProblem sequence() {
-  MlaDecodeProblem p;
-  p.name = "sizing";
-  p.total_heads = 8;
-  p.kv_lens = {3000, 200, 90};
-  p.q_lens = {1, 2, 1};
-  p.steps = 5;
-  p.joins = {0, 0, 1};
-  p.leaves = {2, 5, 5};
+  MlaDecodeProblem p = as_sequence(test_problem("sizing", 8, {{3000, 200, 90}, {1, 2, 1}}), 5, {0, 0, 1}, {2, 5, 5});
   p.path = DecodePath::split_kv;
   return with_defaults(p);
 }

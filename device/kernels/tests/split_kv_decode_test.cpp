@@ -16,62 +16,27 @@
 #include <string>
 #include <vector>
 
-#include "core/compare.hpp"
 #include "core/mla_inputs.hpp"
 #include "core/mla_problem.hpp"
-#include "core/tolerance.hpp"
 #include "device/platform/device_buffer.hpp"
 #include "device/platform/device_info.hpp"
-#include "device/platform/poison.hpp"
+#include "device/tests/direct_launch_support.hpp"
 #include "device/tests/fp8_query_cases.hpp"
 #include "device/tests/requires_device.hpp"
+#include "properties/support/mla_test_problems.hpp"
 #include "reference/head_padding.hpp"
-#include "reference/mla_decode_reference.hpp"
 #include "reference/page_indices.hpp"
 
 namespace mlacheck::kernels {
 namespace {
 
 MlaDecodeProblem problem(int heads, int lv, int rope, std::vector<int> kv_lens, std::vector<int> q_lens) {
-  MlaDecodeProblem p;
-  p.total_heads = heads;
-  p.kv_lora_rank = lv;
-  p.rope_dim = rope;
-  p.kv_lens = std::move(kv_lens);
-  p.q_lens = std::move(q_lens);
-  return p;
-}
-
-template <class Code>
-DeviceBuffer upload_codes(const std::string& name, DType t, std::span<const float> values) {
-  std::vector<Code> codes(values.size());
-  std::transform(values.begin(), values.end(), codes.begin(),
-                 [t](float v) { return static_cast<Code>(encode(t, v)); });
-  return DeviceBuffer::from_host(name, std::span(codes));
-}
-
-// Values of dtype t, encoded bit-exactly into its storage codes.
-DeviceBuffer upload_encoded(const std::string& name, DType t, std::span<const float> values) {
-  return storage_bytes(t) == 2 ? upload_codes<std::uint16_t>(name, t, values)
-                               : upload_codes<std::uint8_t>(name, t, values);
+  return latent_problem(heads, lv, rope, {std::move(kv_lens), std::move(q_lens)});
 }
 
 std::vector<std::int32_t> to_int32(const std::vector<int>& v) { return {v.begin(), v.end()}; }
 
-double max_abs_finite(std::span<const float> v, double scale) {
-  double m = 0.0;
-  for (float x : v) {
-    if (std::isfinite(x)) m = std::max(m, std::abs(double(x)) * scale);
-  }
-  return m;
-}
-
-struct DeviceOutputs {
-  std::vector<float> o;    // [tokens, heads, Lv], un-padded, decoded from o_dtype
-  std::vector<float> lse;  // [tokens, heads]
-  std::size_t o_unwritten = 0;
-  std::size_t lse_unwritten = 0;
-  CanaryReport canaries;
+struct DeviceOutputs : LaunchOutputs {
   bool wgmma = false;  // stage 1 ran on the Hopper kernel
 };
 
@@ -92,14 +57,7 @@ DeviceOutputs run_split_kv(const MlaDecodeProblem& p, const MlaDecodeInputs& in,
   const DeviceBuffer kv_indices = DeviceBuffer::from_host("kv_indices", std::span(pages.kv_indices));
   const DeviceBuffer kv_indptr = DeviceBuffer::from_host("kv_indptr", std::span(pages.kv_indptr));
   const DeviceBuffer qo_indptr_buf = DeviceBuffer::from_host("qo_indptr", std::span(qo));
-  DeviceBuffer partial_o("partial_o", workspace.partial_o_floats * sizeof(float));
-  DeviceBuffer partial_lse("partial_lse", workspace.partial_lse_floats * sizeof(float));
-  DeviceBuffer o("o_padded", rows * std::size_t(shape.lv) * storage_bytes(p.o_dtype));
-  DeviceBuffer lse("lse_padded", rows * sizeof(float));
-  partial_o.poison(kPoisonF32);
-  partial_lse.poison(kPoisonF32);
-  o.poison(poison16(p.o_dtype));
-  lse.poison(kPoisonF32);
+  LaunchOutputBuffers out(workspace.partial_o_floats, workspace.partial_lse_floats, rows, shape.lv, p.o_dtype);
 
   SplitKvArgs args;
   args.shape = shape;
@@ -108,28 +66,14 @@ DeviceOutputs run_split_kv(const MlaDecodeProblem& p, const MlaDecodeInputs& in,
   args.kv_indices = kv_indices.as<std::int32_t>();
   args.kv_indptr = kv_indptr.as<std::int32_t>();
   args.qo_indptr = qo_indptr_buf.as<std::int32_t>();
-  args.partial_o = partial_o.as<float>();
-  args.partial_lse = partial_lse.as<float>();
-  args.o = o.data();
-  args.lse = lse.as<float>();
+  out.bind(args);
   args.faults = faults;
   args.portable_kernels = portable;
   launch_mla_decode_split_kv(args);
 
-  DeviceOutputs out;
-  out.wgmma = split_kv_takes_wgmma(args);
-  const std::vector<std::uint16_t> o_codes = o.download<std::uint16_t>();
-  const std::vector<float> lse_padded = lse.download<float>();
-  out.canaries =
-      verify_canaries({&q, &kv, &kv_indices, &kv_indptr, &qo_indptr_buf, &partial_o, &partial_lse, &o, &lse});
-  out.o_unwritten = count_poisoned(std::span<const std::uint16_t>(o_codes), poison16(p.o_dtype));
-  out.lse_unwritten = count_poisoned(std::span<const float>(lse_padded), kPoisonF32);
-  std::vector<float> o_padded(o_codes.size());
-  std::transform(o_codes.begin(), o_codes.end(), o_padded.begin(),
-                 [&](std::uint16_t c) { return decode(p.o_dtype, c); });
-  out.o = unpad_heads<float>(p, o_padded, shape.lv);
-  out.lse = unpad_heads<float>(p, lse_padded, 1);
-  return out;
+  CanaryReport canaries = verify_canaries(
+      {&q, &kv, &kv_indices, &kv_indptr, &qo_indptr_buf, &out.partial_o, &out.partial_lse, &out.o, &out.lse});
+  return {read_launch_outputs(p, out, std::move(canaries)), split_kv_takes_wgmma(args)};
 }
 
 // num_splits, or for 0 the automatic choice for this device.
@@ -152,24 +96,7 @@ void expect_matches_oracle(const MlaDecodeProblem& problem, int num_splits = 0, 
   const MlaDecodeInputs in = make_inputs(p);
   const DeviceOutputs got = run_split_kv(p, in, splits, {}, portable);
   if (took_wgmma != nullptr) *took_wgmma = got.wgmma;
-  const MlaDecodeOutputs<double> want = mla_decode_reference(p, in);
-  // The kernels round P to q's dtype before P.V on the matrix cores (or keep it finer: a high and a
-  // low part when the cache is the other 16-bit type).
-  const MlaTolerances tol =
-      mla_decode_tolerance(p, max_abs_finite(in.q, 1.0), max_abs_finite(in.kv_cache, p.kv_scale), /*p_rounded=*/true);
-
-  EXPECT_TRUE(got.canaries.intact()) << got.canaries.describe();
-  EXPECT_EQ(got.o_unwritten, 0u);
-  EXPECT_EQ(got.lse_unwritten, 0u);
-  const CompareStats o = compare(want.o, got.o, tol.o);
-  const CompareStats lse = compare(want.lse, got.lse, tol.lse);
-  EXPECT_EQ(o.nonfinite, 0u);
-  EXPECT_EQ(lse.nonfinite, 0u);
-  EXPECT_TRUE(within(o, tol.o)) << "O: " << o.mismatches << "/" << o.total << " mismatches, max abs err "
-                                << o.max_abs_err << " at " << o.worst_index << ", rms " << o.rms_rel_err << "; "
-                                << tol.o.rule;
-  EXPECT_TRUE(within(lse, tol.lse)) << "LSE: " << lse.mismatches << "/" << lse.total << " mismatches, max abs err "
-                                    << lse.max_abs_err << " at " << lse.worst_index << "; " << tol.lse.rule;
+  expect_launch_matches_oracle(p, in, got);
 }
 
 using SplitKvDecodeTest = RequiresDevice;

@@ -8,18 +8,13 @@
 #include <string>
 
 #include "core/mla_problem.hpp"
+#include "properties/support/mla_test_problems.hpp"
 
 namespace mlacheck::kernels {
 namespace {
 
 MlaDecodeProblem problem(int total_heads, int lv, int rope, std::vector<int> kv_lens, std::vector<int> q_lens) {
-  MlaDecodeProblem p;
-  p.total_heads = total_heads;
-  p.kv_lora_rank = lv;
-  p.rope_dim = rope;
-  p.kv_lens = std::move(kv_lens);
-  p.q_lens = std::move(q_lens);
-  return with_defaults(p);
+  return with_defaults(latent_problem(total_heads, lv, rope, {std::move(kv_lens), std::move(q_lens)}));
 }
 
 TEST(SplitKvPlan, TileWidthsFollowLvAndRopeSeparately) {
@@ -222,26 +217,24 @@ void expect_refused(const SplitKvShape& s, const std::string& mentions) {
   EXPECT_NE(why->find(mentions), std::string::npos) << *why;
 }
 
+// `ok` with fields changed by `edit` is refused, the reason naming `mentions`.
+template <class Edit>
+void expect_edit_refused(const SplitKvShape& ok, const std::string& mentions, Edit edit) {
+  SplitKvShape s = ok;
+  edit(s);
+  expect_refused(s, mentions);
+}
+
 TEST(SplitKvPlan, RefusesWhatNoKernelHandles) {
   const SplitKvShape ok = split_kv_shape(problem(16, 512, 64, {5}, {1}), 1);
-  SplitKvShape s = ok;
-  s.lv = 1024;
-  expect_refused(s, "lv=1024");
-  s = ok;
-  s.lv = 24;
-  expect_refused(s, "lv=24");
-  s = ok;
-  s.rope = 65;
-  expect_refused(s, "rope=65");
-  s = ok;
-  s.padded_heads = 24;
-  expect_refused(s, "padded_heads=24");
-  s = ok;
-  s.q_dtype = DType::f32;
-  expect_refused(s, "q_dtype=f32");
+  expect_edit_refused(ok, "lv=1024", [](SplitKvShape& e) { e.lv = 1024; });
+  expect_edit_refused(ok, "lv=24", [](SplitKvShape& e) { e.lv = 24; });
+  expect_edit_refused(ok, "rope=65", [](SplitKvShape& e) { e.rope = 65; });
+  expect_edit_refused(ok, "padded_heads=24", [](SplitKvShape& e) { e.padded_heads = 24; });
+  expect_edit_refused(ok, "q_dtype=f32", [](SplitKvShape& e) { e.q_dtype = DType::f32; });
   // fp8 queries run only against a cache of their own fp8 type: a bf16 cache, or the other fp8
   // variant, has no kernel instance.
-  s = ok;
+  SplitKvShape s = ok;
   s.q_dtype = DType::fp8_e4m3fn;
   expect_refused(s, "q_dtype=fp8_e4m3fn");
   expect_refused(s, "kv_dtype=bf16");
@@ -253,28 +246,17 @@ TEST(SplitKvPlan, RefusesWhatNoKernelHandles) {
     s.q_scale = bad;
     expect_refused(s, "q_scale");
   }
-  s = ok;
-  s.q_scale = 2.0f;  // a scale on bf16 queries, which the kernels would multiply in
-  expect_refused(s, "q_scale");
-  s = ok;
-  s.kv_dtype = DType::f32;
-  expect_refused(s, "kv_dtype=f32");
-  s = ok;
-  s.o_dtype = DType::f32;
-  expect_refused(s, "o_dtype=f32");
-  s = ok;
-  s.num_splits = 0;
-  expect_refused(s, "num_splits=0");
-  s = ok;
-  s.num_splits = kMaxSplits + 1;
-  expect_refused(s, "num_splits=4097");
-  s = ok;
-  s.max_q_len = 0;
-  expect_refused(s, "max_q_len=0");
-  s = ok;
-  s.total_q_tokens = 1 << 27;
-  s.padded_heads = 64;
-  expect_refused(s, "total_q_tokens*padded_heads");
+  // a scale on bf16 queries, which the kernels would multiply in
+  expect_edit_refused(ok, "q_scale", [](SplitKvShape& e) { e.q_scale = 2.0f; });
+  expect_edit_refused(ok, "kv_dtype=f32", [](SplitKvShape& e) { e.kv_dtype = DType::f32; });
+  expect_edit_refused(ok, "o_dtype=f32", [](SplitKvShape& e) { e.o_dtype = DType::f32; });
+  expect_edit_refused(ok, "num_splits=0", [](SplitKvShape& e) { e.num_splits = 0; });
+  expect_edit_refused(ok, "num_splits=4097", [](SplitKvShape& e) { e.num_splits = kMaxSplits + 1; });
+  expect_edit_refused(ok, "max_q_len=0", [](SplitKvShape& e) { e.max_q_len = 0; });
+  expect_edit_refused(ok, "total_q_tokens*padded_heads", [](SplitKvShape& e) {
+    e.total_q_tokens = 1 << 27;
+    e.padded_heads = 64;
+  });
 }
 
 }  // namespace

@@ -5,42 +5,26 @@
 // without it having been written would show. SKIPPED where no GPU is present.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cmath>
 #include <string>
 #include <vector>
 
-#include "core/compare.hpp"
 #include "core/mla_inputs.hpp"
 #include "core/mla_problem.hpp"
-#include "core/tolerance.hpp"
 #include "device/platform/device_info.hpp"
+#include "device/tests/direct_launch_support.hpp"
 #include "device/tests/fp8_query_cases.hpp"
 #include "device/tests/requires_device.hpp"
 #include "persistent_run.hpp"
-#include "reference/mla_decode_reference.hpp"
+#include "properties/support/mla_test_problems.hpp"
 
 namespace mlacheck::kernels {
 namespace {
 
 MlaDecodeProblem problem(int heads, std::vector<int> kv_lens, std::vector<int> q_lens, int lv = 512, int rope = 64,
                          DType kv_dtype = DType::bf16) {
-  MlaDecodeProblem p;
-  p.total_heads = heads;
-  p.kv_lora_rank = lv;
-  p.rope_dim = rope;
+  MlaDecodeProblem p = latent_problem(heads, lv, rope, {std::move(kv_lens), std::move(q_lens)});
   p.kv_dtype = kv_dtype;
-  p.kv_lens = std::move(kv_lens);
-  p.q_lens = std::move(q_lens);
   return with_defaults(p);
-}
-
-double max_abs_finite(const std::vector<float>& v, double scale) {
-  double m = 0.0;
-  for (float x : v) {
-    if (std::isfinite(x)) m = std::max(m, std::abs(double(x)) * scale);
-  }
-  return m;
 }
 
 // Runs p on num_cus work lists and checks it against the oracle; returns the plan's walk.
@@ -53,24 +37,7 @@ PlanWalk expect_matches_oracle(const MlaDecodeProblem& p, int num_cus, bool* too
   const PersistentRun got = run_persistent(p, in, num_cus, portable);
   if (took_wgmma != nullptr) *took_wgmma = got.wgmma;
   EXPECT_TRUE(got.walk.clean()) << got.walk.summary();
-  const MlaDecodeOutputs<double> want = mla_decode_reference(p, in);
-  // The kernels round P to q's dtype before P.V on the matrix cores (or keep it finer: a high and a
-  // low part when the cache is the other 16-bit type).
-  const MlaTolerances tol =
-      mla_decode_tolerance(p, max_abs_finite(in.q, 1.0), max_abs_finite(in.kv_cache, p.kv_scale), /*p_rounded=*/true);
-
-  EXPECT_TRUE(got.canaries.intact()) << got.canaries.describe();
-  EXPECT_EQ(got.o_unwritten, 0u);
-  EXPECT_EQ(got.lse_unwritten, 0u);
-  const CompareStats o = compare(want.o, got.o, tol.o);
-  const CompareStats lse = compare(want.lse, got.lse, tol.lse);
-  EXPECT_EQ(o.nonfinite, 0u);
-  EXPECT_EQ(lse.nonfinite, 0u);
-  EXPECT_TRUE(within(o, tol.o)) << "O: " << o.mismatches << "/" << o.total << " mismatches, max abs err "
-                                << o.max_abs_err << " at " << o.worst_index << ", rms " << o.rms_rel_err << "; "
-                                << tol.o.rule;
-  EXPECT_TRUE(within(lse, tol.lse)) << "LSE: " << lse.mismatches << "/" << lse.total << " mismatches, max abs err "
-                                    << lse.max_abs_err << " at " << lse.worst_index << "; " << tol.lse.rule;
+  expect_launch_matches_oracle(p, in, got);
   return got.walk;
 }
 

@@ -4,23 +4,16 @@
 // always plans for the device's resident block slots; here a test picks num_cus to reach plans
 // the device would not produce: one work list (nothing split), a few long lists (many items per
 // block), more lists than tiles.
-#include <cstddef>
-#include <vector>
-
 #include "core/mla_inputs.hpp"
 #include "core/mla_problem.hpp"
 #include "device/planner/metadata.hpp"
 #include "device/planner/plan_walk.hpp"
-#include "device/platform/canary_report.hpp"
+#include "device/tests/direct_launch_support.hpp"
 
 namespace mlacheck::kernels {
 
-struct PersistentRun {
-  std::vector<float> o;    // [tokens, heads, Lv], un-padded, decoded from o_dtype
-  std::vector<float> lse;  // [tokens, heads]
-  std::size_t o_unwritten = 0;
-  std::size_t lse_unwritten = 0;
-  CanaryReport canaries;  // every buffer: inputs, the six plan buffers, partials, outputs
+// canaries: every buffer, the six plan buffers included.
+struct PersistentRun : LaunchOutputs {
   MetadataHeader header{};
   PlanWalk walk;       // the plan read back by the host twin
   bool wgmma = false;  // the launch ran on the Hopper kernel

@@ -18,12 +18,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <new>
 #include <string_view>
 #include <thread>
 #include <vector>
 
-#include "cpu_mla_decode.hpp"
+#include "cpu_plugin_abi.hpp"
 #include "mlacheck/backend_abi.h"
 
 #define MLACHECK_STRINGIFY_VALUE(x) #x
@@ -49,17 +48,10 @@ bool env_names(const char* variable, const char* case_name) {
   return value != nullptr && std::strcmp(value, case_name) == 0;
 }
 
-struct Instance {};
-
-void* open_instance(std::int32_t, char*, std::size_t) { return new (std::nothrow) Instance; }
-void close_instance(void* instance) { delete static_cast<Instance*>(instance); }
-
-const char* supports(void*, const mlacheck_mla_problem* p) {
+const char* supports(void* instance, const mlacheck_mla_problem* p) {
   if (kKind == "picky" && p->max_q_len > 1) return "picky test plugin: one query token per request only";
-  return cpu_mla::unsupported(*p);
+  return cpu_mla::plugin_supports(instance, p);
 }
-
-std::uint64_t workspace_bytes(void*, const mlacheck_mla_problem* p) { return cpu_mla::workspace_bytes(*p); }
 
 std::int32_t run(void*, const mlacheck_mla_problem* p, const mlacheck_mla_tensors* t, void*, char* error,
                  std::size_t error_size) {
@@ -104,21 +96,13 @@ std::int32_t run(void*, const mlacheck_mla_problem* p, const mlacheck_mla_tensor
   return 0;
 }
 
-const mlacheck_backend_v1 kTable = {
-    MLACHECK_BACKEND_ABI_VERSION,
-    sizeof(mlacheck_backend_v1),
-    "test-" MLACHECK_STRINGIFY(TEST_PLUGIN_KIND),
-    "0.0-test",
-    kKind == "device_memory" ? MLACHECK_MEMORY_DEVICE : MLACHECK_MEMORY_HOST,
-    kKind == "no_lse" ? 0 : 1,
-    kKind == "lse_log2" ? MLACHECK_LSE_LOG2 : MLACHECK_LSE_NATURAL,
-    -1,
-    open_instance,
-    close_instance,
-    supports,
-    workspace_bytes,
-    run,
-};
+constexpr mlacheck_backend_v1 kTable =
+    cpu_mla::plugin_table({.name = "test-" MLACHECK_STRINGIFY(TEST_PLUGIN_KIND),
+                           .version = "0.0-test",
+                           .memory = kKind == "device_memory" ? MLACHECK_MEMORY_DEVICE : MLACHECK_MEMORY_HOST,
+                           .writes_lse = kKind == "no_lse" ? 0 : 1,
+                           .lse_base = kKind == "lse_log2" ? MLACHECK_LSE_LOG2 : MLACHECK_LSE_NATURAL},
+                          run, supports);
 
 }  // namespace
 

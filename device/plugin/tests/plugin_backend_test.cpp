@@ -13,6 +13,7 @@
 #include "device/plugin/plugin_backend.hpp"
 #include "harness/gather_case.hpp"
 #include "harness/mla_case.hpp"
+#include "properties/support/mla_test_problems.hpp"
 
 namespace mlacheck {
 namespace {
@@ -24,12 +25,7 @@ std::unique_ptr<Backend> load(const std::string& path) {
 }
 
 MlaDecodeProblem decode_problem() {
-  MlaDecodeProblem p;
-  p.name = "plugin-decode";
-  p.kv_lens = {300, 17, 1};
-  p.q_lens = {1, 1, 1};
-  p.block_size = 16;
-  return with_defaults(p);
+  return with_defaults(test_problem("plugin-decode", 16, {{300, 17, 1}, {1, 1, 1}}));
 }
 
 // Shapes that exercise every part of the ABI the example reads: multi-token causal rows, block
@@ -37,48 +33,31 @@ MlaDecodeProblem decode_problem() {
 // ABI's q_scale), f16 and f32 outputs, a TP rank's heads, heads below 16, no rope channels.
 std::vector<MlaDecodeProblem> example_problems() {
   std::vector<MlaDecodeProblem> out{decode_problem()};
-  MlaDecodeProblem mtp;
-  mtp.name = "plugin-mtp-fp8";
-  mtp.kv_lens = {40, 7};
-  mtp.q_lens = {3, 2};
-  mtp.block_size = 7;
-  mtp.q_dtype = mtp.o_dtype = DType::f16;
-  mtp.kv_dtype = DType::fp8_e4m3fn;
-  mtp.kv_scale = 0.03125f;
-  out.push_back(with_defaults(mtp));
-  MlaDecodeProblem rank;
-  rank.name = "plugin-tp-rank-fnuz";
-  rank.total_heads = 128;
-  rank.tp = 8;
-  rank.tp_rank = 3;
-  rank.kv_lens = {33, 100};
-  rank.q_lens = {1, 4};
-  rank.block_size = 1;
-  rank.kv_dtype = DType::fp8_e4m3fnuz;
-  rank.kv_scale = 0.5f;
-  rank.o_dtype = DType::f32;
-  out.push_back(with_defaults(rank));
-  MlaDecodeProblem narrow;
-  narrow.name = "plugin-f32-no-rope";
-  narrow.total_heads = 6;
+  const MlaDecodeProblem mtp = test_problem("plugin-mtp-fp8", 16, {{40, 7}, {3, 2}, 7});
+  out.push_back(with_defaults(with_dtypes(mtp, DType::f16, DType::fp8_e4m3fn, DType::f16, 0.03125f)));
+  const MlaDecodeProblem rank = on_tp_rank(test_problem("plugin-tp-rank-fnuz", 128, {{33, 100}, {1, 4}, 1}), 8, 3);
+  out.push_back(with_defaults(with_dtypes(rank, DType::bf16, DType::fp8_e4m3fnuz, DType::f32, 0.5f)));
+  MlaDecodeProblem narrow = test_problem("plugin-f32-no-rope", 6, {{65}, {5}});
+  narrow = with_dtypes(narrow, DType::f32, DType::f32, DType::f32);
   narrow.kv_lora_rank = 128;
   narrow.rope_dim = 0;
-  narrow.kv_lens = {65};
-  narrow.q_lens = {5};
-  narrow.q_dtype = narrow.kv_dtype = narrow.o_dtype = DType::f32;
   out.push_back(with_defaults(narrow));
-  MlaDecodeProblem a8w8;  // aiter's fp8 decode: fp8 q and cache, each with its per-tensor scale
-  a8w8.name = "plugin-fp8-queries";
-  a8w8.kv_lens = {70, 9};
-  a8w8.q_lens = {2, 1};
-  a8w8.q_dtype = a8w8.kv_dtype = DType::fp8_e4m3fn;
+  // aiter's fp8 decode: fp8 q and cache, each with its per-tensor scale
+  MlaDecodeProblem a8w8 = test_problem("plugin-fp8-queries", 16, {{70, 9}, {2, 1}});
+  a8w8 = with_dtypes(a8w8, DType::fp8_e4m3fn, DType::fp8_e4m3fn, DType::bf16, 0.25f);
   a8w8.q_scale = 0.0234375f;
-  a8w8.kv_scale = 0.25f;
   out.push_back(with_defaults(a8w8));
   return out;
 }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// decode_problem()'s row from the plugin at `path`, into *row.
+void decode_with(const std::string& path, CaseResult* row) {
+  const std::unique_ptr<Backend> backend = load(path);
+  ASSERT_NE(backend, nullptr);
+  *row = run_mla_case(decode_problem(), backend.get(), "");
+}
 
 TEST(PluginBackend, CpuExamplePassesEveryShape) {
   const std::unique_ptr<Backend> backend = load(CPU_EXAMPLE_PLUGIN);
@@ -97,63 +76,55 @@ TEST(PluginBackend, CpuExamplePassesEveryShape) {
 }
 
 TEST(PluginBackend, WrongExampleFailsOnO) {
-  const std::unique_ptr<Backend> backend = load(WRONG_EXAMPLE_PLUGIN);
-  ASSERT_NE(backend, nullptr);
-  const CaseResult row = run_mla_case(decode_problem(), backend.get(), "");
+  CaseResult row;
+  ASSERT_NO_FATAL_FAILURE(decode_with(WRONG_EXAMPLE_PLUGIN, &row));
   EXPECT_EQ(row.state, ResultState::failed);
   EXPECT_EQ(row.reason.rfind("O: ", 0), 0u) << row.reason;
 }
 
 TEST(PluginBackend, WriteAfterOIsFailedNamingItsCanary) {
-  const std::unique_ptr<Backend> backend = load(TEST_PLUGIN_OVERRUN);
-  ASSERT_NE(backend, nullptr);
-  const CaseResult row = run_mla_case(decode_problem(), backend.get(), "");
+  CaseResult row;
+  ASSERT_NO_FATAL_FAILURE(decode_with(TEST_PLUGIN_OVERRUN, &row));
   EXPECT_EQ(row.state, ResultState::failed);
   EXPECT_TRUE(contains(row.reason, "guard canary overwritten: o(after)")) << row.reason;
   EXPECT_EQ(row.canaries, "broken: o(after)");
 }
 
 TEST(PluginBackend, UnwrittenElementIsFailed) {
-  const std::unique_ptr<Backend> backend = load(TEST_PLUGIN_UNWRITTEN);
-  ASSERT_NE(backend, nullptr);
-  const CaseResult row = run_mla_case(decode_problem(), backend.get(), "");
+  CaseResult row;
+  ASSERT_NO_FATAL_FAILURE(decode_with(TEST_PLUGIN_UNWRITTEN, &row));
   EXPECT_EQ(row.state, ResultState::failed);
   EXPECT_TRUE(contains(row.reason, "O: 1 of") && contains(row.reason, "elements never written")) << row.reason;
 }
 
 TEST(PluginBackend, NanInOIsFailed) {
-  const std::unique_ptr<Backend> backend = load(TEST_PLUGIN_NAN);
-  ASSERT_NE(backend, nullptr);
-  const CaseResult row = run_mla_case(decode_problem(), backend.get(), "");
+  CaseResult row;
+  ASSERT_NO_FATAL_FAILURE(decode_with(TEST_PLUGIN_NAN, &row));
   EXPECT_EQ(row.state, ResultState::failed);
   EXPECT_TRUE(contains(row.reason, "O: 1 of") && contains(row.reason, "elements are NaN written by the kernel")) << row.reason;
 }
 
 TEST(PluginBackend, ErrorCodeIsErroredWithThePluginsMessage) {
-  const std::unique_ptr<Backend> backend = load(TEST_PLUGIN_ERROR);
-  ASSERT_NE(backend, nullptr);
-  const CaseResult row = run_mla_case(decode_problem(), backend.get(), "");
+  CaseResult row;
+  ASSERT_NO_FATAL_FAILURE(decode_with(TEST_PLUGIN_ERROR, &row));
   EXPECT_EQ(row.state, ResultState::errored);
   EXPECT_EQ(row.reason, "plugin test-error: error test plugin: deliberate failure in case plugin-decode");
 }
 
 TEST(PluginBackend, Log2LseIsConvertedWhenDeclared) {
-  const std::unique_ptr<Backend> declared = load(TEST_PLUGIN_LSE_LOG2);
-  ASSERT_NE(declared, nullptr);
-  const CaseResult row = run_mla_case(decode_problem(), declared.get(), "");
+  CaseResult row;
+  ASSERT_NO_FATAL_FAILURE(decode_with(TEST_PLUGIN_LSE_LOG2, &row));
   EXPECT_EQ(row.state, ResultState::passed) << row.reason;
   // The same values declared natural: the LSE comparison must notice.
-  const std::unique_ptr<Backend> undeclared = load(TEST_PLUGIN_LSE_BASE_MISMATCH);
-  ASSERT_NE(undeclared, nullptr);
-  const CaseResult wrong = run_mla_case(decode_problem(), undeclared.get(), "");
+  CaseResult wrong;
+  ASSERT_NO_FATAL_FAILURE(decode_with(TEST_PLUGIN_LSE_BASE_MISMATCH, &wrong));
   EXPECT_EQ(wrong.state, ResultState::failed);
   EXPECT_EQ(wrong.reason.rfind("LSE: ", 0), 0u) << wrong.reason;
 }
 
 TEST(PluginBackend, NoLseDeclaredIsJudgedOnOAlone) {
-  const std::unique_ptr<Backend> backend = load(TEST_PLUGIN_NO_LSE);
-  ASSERT_NE(backend, nullptr);
-  const CaseResult row = run_mla_case(decode_problem(), backend.get(), "");
+  CaseResult row;
+  ASSERT_NO_FATAL_FAILURE(decode_with(TEST_PLUGIN_NO_LSE, &row));
   EXPECT_EQ(row.state, ResultState::passed) << row.reason;
   ASSERT_EQ(row.tensors.size(), 1u);
   EXPECT_EQ(row.tensors[0].name, "O");

@@ -5,25 +5,14 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "properties/support/mla_test_problems.hpp"
 
 namespace mlacheck {
 namespace {
 
 MlaDecodeProblem speculative_problem() {
-  MlaDecodeProblem p;
-  p.name = "abi_case";
-  p.total_heads = 32;
-  p.tp = 2;
-  p.tp_rank = 1;
-  p.kv_lora_rank = 64;
-  p.rope_dim = 16;
-  p.kv_lens = {5, 40, 17};
-  p.q_lens = {1, 3, 2};
-  p.block_size = 16;
-  p.q_dtype = DType::bf16;
-  p.kv_dtype = DType::fp8_e4m3fn;
-  p.o_dtype = DType::f16;
-  p.kv_scale = 0.5f;
+  MlaDecodeProblem p = on_tp_rank(small_latent_problem("abi_case", 32, {{5, 40, 17}, {1, 3, 2}}), 2, 1);
+  p = with_dtypes(p, DType::bf16, DType::fp8_e4m3fn, DType::f16, 0.5f);
   p.path = DecodePath::persistent;
   p.seed = 99;
   return with_defaults(p);

@@ -15,43 +15,25 @@
 #include "device/staging/tensor_codec.hpp"
 #include "device/staging/tests/staging_memory_param.hpp"
 #include "device/staging/tests/staging_test_support.hpp"
+#include "properties/support/mla_test_problems.hpp"
 
 namespace mlacheck {
 namespace {
 
+using staging_test::as_vector;
 using staging_test::EachMemory;
+using staging_test::ints;
 using staging_test::write_raw;
 
 // Three slots over four steps with a join and a leave (slot 2 takes the blocks slot 1 gave back),
 // speculative q lengths, heads not a multiple of 16, an fp8 cache and a pool that starts past block 0.
 MlaDecodeProblem sequence() {
-  MlaDecodeProblem p;
-  p.name = "restage_case";
-  p.total_heads = 8;
-  p.kv_lora_rank = 64;
-  p.rope_dim = 16;
-  p.kv_lens = {20, 40, 6};
-  p.q_lens = {2, 1, 3};
-  p.block_size = 16;
+  const MlaDecodeProblem slots = small_latent_problem("restage_case", 8, {{20, 40, 6}, {2, 1, 3}});
+  MlaDecodeProblem p = as_sequence(slots, 4, {0, 0, 2}, {4, 2, 4});
+  p = with_dtypes(p, DType::bf16, DType::fp8_e4m3fn, DType::bf16, 0.5f);
   p.first_block = 2;
-  p.q_dtype = DType::bf16;
-  p.kv_dtype = DType::fp8_e4m3fn;
-  p.o_dtype = DType::bf16;
-  p.kv_scale = 0.5f;
-  p.steps = 4;
-  p.joins = {0, 0, 2};
-  p.leaves = {4, 2, 4};
   return with_defaults(p);
 }
-
-template <class T>
-std::vector<T> as_vector(const std::vector<std::byte>& bytes) {
-  std::vector<T> out(bytes.size() / sizeof(T));
-  std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
-  return out;
-}
-
-std::vector<std::int32_t> ints(const std::vector<int>& v) { return {v.begin(), v.end()}; }
 
 // The bytes of pool slot `slot` in the staged pool.
 std::vector<std::byte> pool_row(MlaDecodeStaging& s, std::int64_t slot) {

@@ -13,40 +13,24 @@
 #include "device/staging/tensor_codec.hpp"
 #include "device/staging/tests/staging_memory_param.hpp"
 #include "device/staging/tests/staging_test_support.hpp"
+#include "properties/support/mla_test_problems.hpp"
 
 namespace mlacheck {
 namespace {
 
+using staging_test::as_vector;
 using staging_test::EachMemory;
+using staging_test::ints;
 using staging_test::write_raw;
 
 // Three requests of uneven length (1, 3 and 2 blocks of 16) and speculative q lengths, heads not a
 // multiple of 16, an fp8 cache: every layout rule of backend_abi.h has something to get wrong.
 MlaDecodeProblem uneven_problem() {
-  MlaDecodeProblem p;
-  p.name = "staging_case";
-  p.total_heads = 8;
-  p.kv_lora_rank = 64;
-  p.rope_dim = 16;
-  p.kv_lens = {5, 40, 17};
-  p.q_lens = {1, 3, 2};
-  p.block_size = 16;
+  MlaDecodeProblem p = small_latent_problem("staging_case", 8, {{5, 40, 17}, {1, 3, 2}});
+  p = with_dtypes(p, DType::bf16, DType::fp8_e4m3fn, DType::bf16, 0.25f);
   p.num_blocks = 9;  // spare blocks in the pool
-  p.q_dtype = DType::bf16;
-  p.kv_dtype = DType::fp8_e4m3fn;
-  p.o_dtype = DType::bf16;
-  p.kv_scale = 0.25f;
   return with_defaults(p);
 }
-
-template <class T>
-std::vector<T> as_vector(const std::vector<std::byte>& bytes) {
-  std::vector<T> out(bytes.size() / sizeof(T));
-  std::memcpy(out.data(), bytes.data(), out.size() * sizeof(T));
-  return out;
-}
-
-std::vector<std::int32_t> ints(const std::vector<int>& v) { return {v.begin(), v.end()}; }
 
 void expect_dense(const mlacheck_tensor& t, std::int32_t dtype, std::vector<std::int64_t> shape, const char* name) {
   SCOPED_TRACE(name);

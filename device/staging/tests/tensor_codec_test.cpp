@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/dtype_convert.hpp"
+
 namespace mlacheck {
 namespace {
 
@@ -30,6 +32,38 @@ TEST(TensorCodec, DecodingEncodedValuesGivesThemBackBitForBit) {
     // (fnuz has one) for that, so there a NaN output reads as unwritten -- a failure either way.
     if (!is_fp8(t)) {
       EXPECT_EQ(back.unwritten.back(), 0) << to_string(t) << ": an encoded NaN is not the poison";
+    }
+  }
+}
+
+// A tensor of several million elements is coded in slices on several threads: every byte must be
+// the one-element codec's, whatever the split, including NaN, infinities, subnormals and values
+// between codes (which the codec rounds).
+TEST(TensorCodec, ALargeTensorCodesElementByElementAsOneValueDoes) {
+  std::vector<float> values(std::size_t{3} << 20 | 12345);
+  std::uint32_t bits = 0x12345678u;
+  for (float& v : values) {
+    bits = bits * 1664525u + 1013904223u;  // every bit pattern class: NaN, inf, subnormal, normal
+    v = bits_float(bits);
+  }
+  for (DType t : kAll) {
+    const std::vector<std::byte> bytes = encode_tensor(t, values);
+    const std::size_t width = storage_bytes(t);
+    ASSERT_EQ(bytes.size(), values.size() * width);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      std::uint32_t code = 0;
+      std::memcpy(&code, bytes.data() + i * width, width);
+      ASSERT_EQ(code, encode(t, values[i])) << to_string(t) << " element " << i;
+    }
+    const DecodedTensor back = decode_tensor(t, bytes);
+    ASSERT_EQ(back.values.size(), values.size());
+    const std::uint32_t poison = poison_code(t);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      std::uint32_t code = 0;
+      std::memcpy(&code, bytes.data() + i * width, width);
+      const float expected = decode(t, code);
+      ASSERT_EQ(float_bits(back.values[i]), float_bits(expected)) << to_string(t) << " element " << i;
+      ASSERT_EQ(back.unwritten[i], code == poison ? 1 : 0) << to_string(t) << " element " << i;
     }
   }
 }

@@ -1,5 +1,6 @@
 #pragma once
-// A fork-join loop on a few std::threads, for the oracle's independent requests and rows.
+// A fork-join loop on a few std::threads: the oracle's independent requests and rows, the
+// fills' requests, the staging's slices of a large tensor.
 #include <functional>
 
 namespace mlacheck {

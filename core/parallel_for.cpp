@@ -1,4 +1,4 @@
-#include "reference/parallel_for.hpp"
+#include "core/parallel_for.hpp"
 
 #include <algorithm>
 #include <atomic>
