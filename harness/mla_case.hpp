@@ -37,7 +37,7 @@ struct PreparedMlaCase {
   std::vector<PreparedSequenceStep> steps;
   bool ready_for_device = false;
 };
-// oracle_threads: the oracle's threads for this case (reference/oracle_threads.hpp).
+// oracle_threads: the oracle's threads for this case (harness/oracle_share.hpp).
 PreparedMlaCase prepare_mla_case(const MlaDecodeProblem& p, const Backend* backend, std::string_view unavailable_reason,
                                  const FaultSet& faults = {}, int oracle_threads = 1);
 CaseResult finish_mla_case(const PreparedMlaCase& prepared, Backend* backend, const FaultSet& faults = {});

@@ -66,7 +66,7 @@ bool op_has_queries(std::string_view op);
 
 // The generic driver. `backend` may be null: the case is then SKIPPED with `unavailable_reason`.
 // Never throws for a device-side failure (an ERRORED row names it). oracle_threads: the threads
-// the case's reference may use (reference/oracle_threads.hpp).
+// the case's reference may use (harness/oracle_share.hpp).
 PreparedCase prepare_case(const CaseProblem& c, const Backend* backend, std::string_view unavailable_reason,
                           const FaultSet& faults = {}, int oracle_threads = 1);
 CaseResult finish_case(const PreparedCase& prepared, Backend* backend, const FaultSet& faults = {});

@@ -20,7 +20,6 @@
 #include "reference/bucket_grouping.hpp"
 #include "reference/error_scales_merge.hpp"
 #include "reference/mla_decode_reference.hpp"
-#include "reference/oracle_threads.hpp"
 #include "reference/p_bucket_kinds.hpp"
 #include "tests/legacy_oracle_statistics.hpp"
 
@@ -274,17 +273,6 @@ TEST(OracleStatistics, JudgedBucketsAloneGiveTheSameBounds) {
   // Both kinds of answer are reached: a dtype measured, and nothing measured (kept or split P).
   EXPECT_GT(measured_one, 0);
   EXPECT_GT(measured_none, 0);
-}
-
-// --- threads for a case when several are prepared at once --------------------------------------
-
-TEST(OracleThreads, ShareTheHostAmongTheCasesInFlight) {
-  EXPECT_EQ(oracle_threads_for_queue(4, 16), 4);
-  EXPECT_EQ(oracle_threads_for_queue(1, 16), 16);
-  EXPECT_EQ(oracle_threads_for_queue(3, 16), 5);
-  EXPECT_EQ(oracle_threads_for_queue(32, 16), 1);
-  EXPECT_EQ(oracle_threads_for_queue(0, 8), 8);
-  EXPECT_EQ(oracle_threads_for_queue(2, 0), 1);
 }
 
 }  // namespace
