@@ -12,7 +12,10 @@
 #                 refusal of a curated case is SKIPPED and counted as not checked in the summary,
 #                 junit.xml and report.html (exit 0), and `scenarios` lists the scenarios a plugin
 #                 refuses as not checked, not as problems.
-# Usage: plugin_cli_test.sh <mlacheck> <scratch folder> crash|hang|not_a_plugin|open_fails|settle <test plugin folder>
+#   clean:        the run crash and hang repeat, with no fault: more than 10 rows and the victim case
+#                 PASSED; a ctest fixture (plugin_cli_clean) that crash and hang compare their rows with,
+#                 so the clean run is made once for both.
+# Usage: plugin_cli_test.sh <mlacheck> <scratch folder> clean|crash|hang|not_a_plugin|open_fails|settle <test plugin folder>
 set -u
 mlacheck=$1
 work=$2/$3
@@ -30,17 +33,23 @@ fail() { echo "FAIL: $*"; exit 1; }
 # Rows in report.csv (records start with an id and a comma; repro strings never start a line).
 rows() { grep -c -E '^[A-Za-z0-9_.-]+,(mla_decode|kv_gather),' "$1"; }
 
-clean_run() {
+# The clean run's report, written by the clean test (the fixture crash and hang require).
+clean=$2/clean/report.csv
+clean_rows() {
+  [ -s "$clean" ] || fail "no clean run's $clean: run the plugin.cli.clean test first (ctest's fixture does)"
+  total=$(rows "$clean")
+}
+
+case $3 in
+clean)
   "$mlacheck" "${args[@]}" --out "$work" > "$work/clean.log" 2>&1 || fail "clean run failed: $(tail -3 "$work/clean.log")"
   total=$(rows "$work/report.csv")
   [ "$total" -gt 10 ] || fail "clean run wrote only $total rows"
   grep -q -E "^$victim,mla_decode,.*,test-faulty_process,([^,]*,){0,4}plugin,,PASSED," "$work/report.csv" \
     || fail "the victim case $victim did not pass on the plugin in the clean run"
-}
-
-case $3 in
+  ;;
 crash)
-  clean_run
+  clean_rows
   MLACHECK_TEST_PLUGIN_CRASH_CASE=$victim "$mlacheck" "${args[@]}" --out "$work" --force > "$work/run.log" 2>&1
   rc=$?
   [ $rc -eq 1 ] || fail "exit status $rc, expected 1 (an ERRORED case)"
@@ -50,7 +59,7 @@ crash)
   [ "$(grep -c ',ERRORED,' "$work/report.csv")" -eq 1 ] || fail "more than the crashed case is ERRORED"
   ;;
 hang)
-  clean_run
+  clean_rows
   MLACHECK_TEST_PLUGIN_HANG_CASE=$victim timeout 300 "$mlacheck" "${args[@]}" --timeout 10 --out "$work" --force \
     > "$work/run.log" 2>&1
   rc=$?
