@@ -1,7 +1,5 @@
 #include "api/case_prefetcher.hpp"
 
-#include <algorithm>
-#include <span>
 #include <stdexcept>
 
 #include "api/api_call.hpp"
@@ -45,9 +43,7 @@ CasePrefetcher::Taken CasePrefetcher::prepare(std::size_t i) const {
   const RunCase& run_case = cases_[i];
   // The case and those prepared beside it share the host's threads by their work, as `mlacheck
   // run`'s do (harness/case_prefetch.cpp): a heavy case among light ones gets most of them.
-  const std::size_t window = std::min(lookahead_, cases_.size() - i);
-  const int threads = oracle_threads_for_share(std::span<const double>(work_).subspan(i, window),
-                                               std::thread::hardware_concurrency());
+  const int threads = oracle_threads_in_queue(work_, i, lookahead_);
   Taken out;
   // One case of one entry: mlacheck_case_open is the one place a plan entry becomes a case.
   mlacheck_plan single;

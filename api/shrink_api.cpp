@@ -26,7 +26,7 @@ class JudgeFailed : public ApiError {
   JudgeFailed() : ApiError(MLACHECK_ERROR_INVALID_ARGUMENT, "the judge callback failed (returned NULL)") {}
 };
 
-mlacheck::MlaDecodeProblem parse_case(const char* repro) {
+mlacheck::MlaDecodeProblem case_to_shrink(const char* repro) {
   const std::string text = require(repro, "repro");
   try {
     return mlacheck::shrinkable_case(text);
@@ -54,7 +54,7 @@ mlacheck_status mlacheck_shrink_run(const char* repro, int32_t max_steps, double
     require(out, "out");
     *out = nullptr;
     require(judge, "judge");
-    const mlacheck::MlaDecodeProblem original = parse_case(repro);
+    const mlacheck::MlaDecodeProblem original = case_to_shrink(repro);
     if (max_steps < 1) throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT, "max_steps must be >= 1");
     if (!(max_seconds > 0.0)) throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT, "max_seconds must be > 0");
     const mlacheck::ShrinkJudge run = [&](const mlacheck::MlaDecodeProblem& p) {

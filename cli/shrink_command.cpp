@@ -17,7 +17,7 @@ namespace mlacheck::cli {
 namespace {
 
 // The case of --case, or an error that names the option.
-MlaDecodeProblem parse_case(const std::string& repro) {
+MlaDecodeProblem case_to_shrink(const std::string& repro) {
   try {
     return shrinkable_case(repro);
   } catch (const std::invalid_argument& e) {
@@ -61,7 +61,7 @@ void add_shrink_command(CLI::App& app, ShrinkCommandOptions& options) {
 }
 
 int run_shrink(const ShrinkCommandOptions& options) {
-  const MlaDecodeProblem original = parse_case(options.case_repro);
+  const MlaDecodeProblem original = case_to_shrink(options.case_repro);
   const std::string backend = describe_backend(options.backend);
   const DevicePlan devices = preflight_devices(options.device.value_or(0), options.backend);
   if (devices.devices.empty()) {

@@ -38,9 +38,7 @@ void run_cases_under_fault_sets(const std::vector<CaseProblem>& cases, Backend* 
   const auto launch = [&] {
     // The case and those prepared beside it share the host's threads by their work, so a heavy
     // case among light ones, or a short queue (the run's last cases), still keeps every core busy.
-    const std::size_t window = std::min(options.lookahead, cases.size() - next);
-    const int threads = oracle_threads_for_share(std::span<const double>(work).subspan(next, window),
-                                                 std::thread::hardware_concurrency());
+    const int threads = oracle_threads_in_queue(work, next, options.lookahead);
     const CaseProblem* c = &cases[next++];
     ahead.push_back(std::async(std::launch::async, [c, backend, &reason, &first, threads] {
       return prepare_case(*c, backend, reason, first, threads);

@@ -15,6 +15,10 @@ namespace mlacheck {
 // A window of no work (copies only) gives 1. host_threads 0 (unknown) counts as 1.
 int oracle_threads_for_share(std::span<const double> window, unsigned host_threads);
 
+// The threads of case `i` of a queue whose cases have `works`, prepared with up to `lookahead`
+// cases in flight: its share of this host's threads within works[i, i + lookahead).
+int oracle_threads_in_queue(std::span<const double> works, std::size_t i, std::size_t lookahead);
+
 // The default number of cases prepared ahead of the device: one per host thread, at least 4, at
 // most 32 (each holds its inputs and oracle in host memory until its row is written).
 std::size_t default_lookahead();

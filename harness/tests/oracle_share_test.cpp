@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <thread>
 #include <vector>
 
 namespace mlacheck {
@@ -23,6 +25,13 @@ TEST(OracleShare, ACaseGetsTheHostsThreadsInProportionToItsWork) {
   EXPECT_EQ(oracle_threads_for_share(copy, 16), 1);
   EXPECT_EQ(oracle_threads_for_share(std::vector<double>{}, 16), 1);
   EXPECT_EQ(oracle_threads_for_share(last, 0), 1);  // unknown host
+  // In a queue: the window is the case and the ones after it, cut at the lookahead and at the end.
+  const std::vector<double> queue = {1.0, 1.0, 2.0, 6.0};
+  const int host = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  EXPECT_EQ(oracle_threads_in_queue(queue, 2, 2), oracle_threads_for_share(std::vector<double>{2.0, 6.0}, host));
+  EXPECT_EQ(oracle_threads_in_queue(queue, 3, 8), host);  // the last case: all of the host
+  EXPECT_EQ(oracle_threads_in_queue(queue, 0, 1), host);  // no case beside it
+  EXPECT_EQ(oracle_threads_in_queue(queue, 4, 2), 1);     // past the end: nothing to share
   EXPECT_GE(default_lookahead(), 4u);
   EXPECT_LE(default_lookahead(), 32u);
 }
