@@ -2,7 +2,7 @@
 // Progress of a long run on stderr: cases done of the total, failures so far, cases per second
 // and the time left at that rate. On a terminal one line rewritten in place after every case;
 // otherwise (CI logs) a plain line at most every `quiet_interval_s` seconds. The last line gives
-// the time the run took. python/mlacheck/_progress.py prints the same lines for the Python runner.
+// the time the run took. python/mlacheck/running/_progress.py prints the same lines for the Python runner.
 #include <cstddef>
 #include <cstdio>
 #include <functional>

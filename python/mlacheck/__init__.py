@@ -15,21 +15,22 @@ try:
 except ImportError:  # the bare source folder, which no build has written into
     __version__ = "0+unknown"
 
-from ._assertions import VerdictFailure, assert_passes
-from ._backend import check
-from ._capi import MlacheckError, library_path
-from ._case import Case, CaseInputs
-from ._outputs import StagedOutputs, guard_pattern
-from ._parametrize import cases, parametrize
-from ._plan import Plan, plan
-from ._pool import NotEnoughMemory, PooledCache
-from ._problem import Problem
-from ._report import Report, merge_reports
-from ._runner import run
-from ._shrink import ShrinkResult, ShrinkStep, shrink
-from ._sequence import Sequence, SequenceInputs
-from ._tensor import Tensor, decode, encode, poison_code
-from ._verdict import TensorErrors, Verdict
+from .api._verdict_failure import VerdictFailure
+from .running._assertions import assert_passes
+from .running._backend import check
+from .api._capi import MlacheckError, library_path
+from .api._case import Case, CaseInputs
+from .api._outputs import StagedOutputs, guard_pattern
+from .api._parametrize import cases, parametrize
+from .api._plan import Plan, plan
+from .api._pool import NotEnoughMemory, PooledCache
+from .api._problem import Problem
+from .api._report import Report, merge_reports
+from .running._runner import run
+from .running._shrink import ShrinkResult, ShrinkStep, shrink
+from .api._sequence import Sequence, SequenceInputs
+from .api._tensor import Tensor, decode, encode, poison_code
+from .api._verdict import TensorErrors, Verdict
 
 __all__ = [
     "__version__",

@@ -85,6 +85,6 @@ def test_a_null_handle_is_an_error_not_a_crash():
 
 
 def test_judging_without_outputs_is_refused(bf16_case):
-    outcome = mlacheck._case.Outcome(bf16_case)
+    outcome = mlacheck.api._case.Outcome(bf16_case)
     with pytest.raises(mlacheck.MlacheckError, match="no O was given"):
         outcome.judge()

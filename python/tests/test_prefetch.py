@@ -17,7 +17,7 @@ import pytest
 import mlacheck
 import numpy_backend
 from conftest import BF16_MTP, FP8_CACHE
-from mlacheck._prefetch import Prefetch
+from mlacheck.running._prefetch import Prefetch
 
 # 14M cached tokens of 576 channels: a host cache of 32 GB of floats, past the 16 GiB of address
 # space the process that runs it allows itself, so making its inputs fails (out of memory) on any

@@ -8,7 +8,7 @@ import io
 import mlacheck
 import numpy_backend
 from conftest import BF16_MTP
-from mlacheck._progress import Progress, progress_line
+from mlacheck.running._progress import Progress, progress_line
 
 
 def test_the_line_gives_done_failed_rate_and_time_left():

@@ -123,7 +123,7 @@ def test_a_release_keeps_an_outcome_in_flight_valid(bf16_case):
     import numpy_backend
 
     o, lse = numpy_backend.decode(bf16_case.inputs())
-    outcome = mlacheck._case.Outcome(bf16_case)  # noqa: SLF001 - the object judge() builds
+    outcome = mlacheck.api._case.Outcome(bf16_case)  # noqa: SLF001 - the object judge() builds
     bf16_case.release()
     outcome.set_o(o)
     outcome.set_lse(lse, "natural")

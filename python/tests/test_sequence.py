@@ -11,7 +11,7 @@ import pytest
 import mlacheck
 import numpy_backend
 from conftest import one_case
-from mlacheck._sequence import sequence_of
+from mlacheck.api._sequence import sequence_of
 
 # Three slots over five steps: request 1 leaves after step 2, request 2 joins at step 2 into the
 # slot that was padding (and takes the blocks request 1 gave back at step 3 as it grows).
@@ -261,7 +261,7 @@ def test_a_sequence_runs_again_from_its_first_step(sequence_case):
 
 
 def test_graph_mode_without_cuda_is_skipped_saying_so(sequence_case):
-    torch = mlacheck._torch_interop.torch_module()  # noqa: SLF001
+    torch = mlacheck.api._torch_interop.torch_module()  # noqa: SLF001
     if torch is not None and torch.cuda.is_available():
         pytest.skip("this machine has CUDA: graph mode runs here (examples/torch_decode's graph tests)")
     verdict = mlacheck.check(sequence_case, numpy_backend.decode, graph=True)

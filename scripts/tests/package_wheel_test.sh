@@ -39,7 +39,7 @@ fi
 wheel=${wheels[0]}
 listing=$("$python" -m zipfile -l "$wheel")
 for member in mlacheck/libmlacheck_capi.so mlacheck/data/upstream.csv mlacheck/data/known_bugs.csv \
-              mlacheck/_paths.py mlacheck/_version.py mlacheck/pytest_plugin.py "mlacheck-$version.dist-info/LICENSE" \
+              mlacheck/_paths.py mlacheck/_version.py mlacheck/pytest_plugin/__init__.py "mlacheck-$version.dist-info/LICENSE" \
               "mlacheck-$version.dist-info/entry_points.txt"; do
   printf '%s\n' "$listing" | grep -q " *$member " || printf '%s\n' "$listing" | grep -q "^$member " ||
     fail "the wheel lacks $member"

@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from ._capi import MlacheckError
-from ._report import Report, merge_reports
+from ..api._capi import MlacheckError
+from ..api._report import Report, merge_reports
 
 _TITLE_KEY = "mlacheck_report_title"  # a worker's report title, sent to the controller
 

@@ -18,13 +18,13 @@ def packaged_table(name: str) -> str | None:
     """The path of table `name` in this copy's package data, or None when this copy ships none
     (the library then finds the table). A wheel that lacks the table is damaged: MlacheckError."""
     try:
-        from . import _paths
+        from .. import _paths
     except ImportError:
         return None
     folder = getattr(_paths, "PACKAGE_DATA", None)
     if folder is None:
         return None
-    path = resources.files(__package__).joinpath(folder, name)
+    path = resources.files("mlacheck").joinpath(folder, name)
     if not path.is_file():
         raise MlacheckError(
             f"this installed mlacheck is damaged: its package data {path} is missing; reinstall the wheel "

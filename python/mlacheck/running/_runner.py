@@ -6,11 +6,11 @@ import os
 from collections.abc import Callable, Iterable
 
 from ._backend import adapt, check
-from ._case import Case
+from ..api._case import Case
 from ._prefetch import DEFAULT_LOOKAHEAD, prepared_cases
 from ._progress import Progress
-from ._report import Report
-from ._verdict import Verdict
+from ..api._report import Report
+from ..api._verdict import Verdict
 
 
 def run(

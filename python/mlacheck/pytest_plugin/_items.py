@@ -7,15 +7,15 @@ import importlib
 
 import pytest
 
-from ._assertions import VerdictFailure, assert_passed
-from ._backend import adapt, check
-from ._markers import marker_names
-from ._plan import Plan
-from ._pytest_options import selected_plan
-from ._pytest_rerun import backend_rerun
-from ._pytest_shrink import shrink_lines, shrunk_if_asked
-from ._pytest_xdist import report_directory
-from ._report import Report
+from ..api._verdict_failure import VerdictFailure, assert_passed
+from ..running._backend import adapt, check
+from ..api._markers import marker_names
+from ..api._plan import Plan
+from ._options import selected_plan
+from ._rerun import backend_rerun
+from ._shrink_lines import shrink_lines, shrunk_if_asked
+from ._xdist import report_directory
+from ..api._report import Report
 
 
 def load_backend(spec: str):

@@ -6,11 +6,12 @@ from the call it was captured in, is then frozen at step 0: a plan that goes sta
 GraphReplay does what the engine does, with torch's graph API: step 0 runs once eagerly on a side
 stream (the warm-up torch requires before capture: lazy initialisation, allocator pools), then is
 captured and replayed; every later step is a replay alone, its inputs already written in place
-into the sequence's buffers (python/mlacheck/_sequence.py)."""
+into the sequence's buffers (python/mlacheck/api/_sequence.py)."""
 
 from __future__ import annotations
 
-from ._torch_interop import require_torch, torch_module
+from ..api._torch_interop import require_torch, torch_module
+from ._adapter import describe_exception
 
 
 class GraphCaptureError(RuntimeError):
@@ -68,8 +69,6 @@ class GraphReplay:
                     with torch.cuda.graph(graph):
                         self._result = call()
                 except Exception as error:  # noqa: BLE001 - what the capture refused is the verdict
-                    from ._backend import describe_exception  # _backend builds on the sequence modules
-
                     raise GraphCaptureError(
                         f"step 0 could not be captured in a CUDA graph: {describe_exception(error)}"
                     ) from error

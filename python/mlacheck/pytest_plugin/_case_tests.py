@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from ._assertions import VerdictFailure
-from ._case import Case
-from ._pytest_rerun import fixture_test_rerun, parametrized_test_rerun
+from ..api._verdict_failure import VerdictFailure
+from ..api._case import Case
+from ._rerun import fixture_test_rerun, parametrized_test_rerun
 
 CASE_FIXTURE = "mlacheck_case"
 

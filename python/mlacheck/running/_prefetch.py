@@ -10,8 +10,8 @@ import ctypes
 import weakref
 from collections.abc import Iterable, Iterator
 
-from . import _capi
-from ._case import Case, _CaseHandle
+from ..api import _capi
+from ..api._case import Case, _CaseHandle
 
 # None: the library's default, one case per host thread from 4 to 32, as `mlacheck run --lookahead`.
 DEFAULT_LOOKAHEAD = None
@@ -59,7 +59,7 @@ def prepared_cases(plan, lookahead: int | None) -> Iterator[tuple[Case, str | No
     preparation raised (None if nothing). With lookahead 0 nothing is prepared ahead: each case
     makes its inputs and oracle when the backend asks. Cases of several plans get a Prefetch per
     plan (each holds up to `lookahead` prepared cases)."""
-    from ._plan import Plan  # _plan imports _case, as this module does
+    from ..api._plan import Plan  # _plan imports _case, as this module does
 
     if lookahead == 0:
         for case in plan:

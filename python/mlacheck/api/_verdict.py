@@ -121,7 +121,7 @@ class Verdict:
         KNOWN_BUG; raises mlacheck.VerdictFailure, an AssertionError whose message is describe(),
         when FAILED or ERRORED."""
         __tracebackhide__ = True  # pytest shows the test's line, not this one
-        from ._assertions import assert_passed  # _assertions builds on this module
+        from ._verdict_failure import assert_passed  # it names Verdict in its annotations only
 
         return assert_passed(self)
 

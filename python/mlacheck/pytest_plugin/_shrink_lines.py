@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from ._pytest_rerun import backend_rerun
-from ._shrink import ShrinkResult, shrink
-from ._verdict import Verdict
+from ._rerun import backend_rerun
+from ..running._shrink import ShrinkResult, shrink
+from ..api._verdict import Verdict
 
 _RESULT_KEY = pytest.StashKey[ShrinkResult]()
 

@@ -1,4 +1,4 @@
-"""Running a backend over a decode sequence (python/mlacheck/_sequence.py): the steps in order over
+"""Running a backend over a decode sequence (python/mlacheck/api/_sequence.py): the steps in order over
 one set of buffers, each judged as a one-step case through the harness's judge, the sequence's row
 from its steps' verdicts (mlacheck_sequence_judge: the first step that was not PASSED, named).
 
@@ -13,14 +13,14 @@ import ctypes
 import dataclasses
 import time
 
-from . import _capi
-from ._backend import _Adapter, collect, describe_exception
-from ._case import Case, Outcome
+from ..api import _capi
+from ._adapter import _Adapter, collect, describe_exception
+from ..api._case import Case, Outcome
 from ._graph_replay import GraphCaptureError, GraphReplay, graph_unavailable
-from ._outputs import StagedOutputs
-from ._pool import NotEnoughMemory
-from ._sequence import SequenceInputs, SequenceStep, sequence_of
-from ._verdict import Verdict, verdict_from_handle
+from ..api._outputs import StagedOutputs
+from ..api._pool import NotEnoughMemory
+from ..api._sequence import SequenceInputs, SequenceStep, sequence_of
+from ..api._verdict import Verdict, verdict_from_handle
 
 # A step of these states ends the sequence: the later steps are not run.
 _ENDS_SEQUENCE = ("ERRORED", "SKIPPED")

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from ._capi import MlacheckError
-from ._plan import Plan
-from ._plan import plan as open_plan
-from ._pytest_shrink import add_shrink_options
+from ..api._capi import MlacheckError
+from ..api._plan import Plan
+from ..api._plan import plan as open_plan
+from ._shrink_lines import add_shrink_options
 
 
 def add_options(parser: pytest.Parser) -> None:

@@ -4,9 +4,10 @@ MISTRUSTED and KNOWN_BUG skip the test with the state and reason, as the plugin'
 
 from __future__ import annotations
 
-from ._backend import check
-from ._case import Case
-from ._verdict import Verdict
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ._verdict import Verdict
 
 SKIPPING_STATES = ("SKIPPED", "MISTRUSTED", "KNOWN_BUG")  # neither a pass nor a failure
 
@@ -46,9 +47,3 @@ def assert_passed(verdict: Verdict) -> Verdict:
     if verdict.state != "PASSED":
         raise VerdictFailure(verdict)
     return verdict
-
-
-def assert_passes(case: Case, backend) -> Verdict:
-    """mlacheck.check(case, backend), asserted: see assert_passed."""
-    __tracebackhide__ = True
-    return assert_passed(check(case, backend))

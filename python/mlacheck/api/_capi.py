@@ -223,12 +223,12 @@ def _candidates() -> list[tuple[str, Path]]:
     if env:
         found.append((f"${ENV_VAR}", Path(env)))
         return found  # an explicit choice is never second-guessed
-    package_dir = Path(__file__).resolve().parent
+    package_dir = Path(__file__).resolve().parent.parent  # the package folder, above this room
     found.append(("next to the package", package_dir / LIBRARY_NAME))
     try:
         # Written by CMake into a build tree's copy of the package (an absolute path) and into an
         # installed copy (a path relative to the package).
-        from . import _paths
+        from .. import _paths
 
         recorded = Path(os.path.normpath(package_dir / _paths.CAPI_LIBRARY))
         found.append(("the path recorded by the build or install", recorded))

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import pytest
 
-from ._markers import marker_definitions
-from ._parametrize import cases
-from ._pytest_case_tests import CASE_FIXTURE, register_if_needed
-from ._pytest_items import BackendSession, backend_items
-from ._pytest_options import add_options, selected_plan
-from ._pytest_xdist import WorkerReportMerger, distributes, send_title, worker_id
+from ..api._markers import marker_definitions
+from ..api._parametrize import cases
+from ._case_tests import CASE_FIXTURE, register_if_needed
+from ._items import BackendSession, backend_items
+from ._options import add_options, selected_plan
+from ._xdist import WorkerReportMerger, distributes, send_title, worker_id
 
 _STATE_KEY = pytest.StashKey[BackendSession]()
 

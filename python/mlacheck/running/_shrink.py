@@ -11,11 +11,11 @@ from __future__ import annotations
 import ctypes
 from dataclasses import dataclass
 
-from . import _capi
+from ..api import _capi
 from ._backend import adapt, check
-from ._case import Case
-from ._plan import plan as open_plan
-from ._verdict import Verdict, verdict_from_handle
+from ..api._case import Case
+from ..api._plan import plan as open_plan
+from ..api._verdict import Verdict, verdict_from_handle
 
 # const mlacheck_verdict* (*)(const char* repro, void* user)
 _JUDGE = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)

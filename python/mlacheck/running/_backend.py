@@ -1,0 +1,101 @@
+"""The three shapes a Python backend may take, and running one on a case.
+
+A callable: `decode(inputs) -> o` or `(o, lse)`: it allocates its outputs; `inputs` is a
+CaseInputs. Attributes it may carry: `name`, `version`, `supports(problem) -> None | reason`,
+`lse_base` ("natural" or "log2"), `device_name` (for reports), `p_rounding` (where the kernel
+rounds P: "undeclared" (default), "f32", "bf16", "f16", "q_dtype" or "mma_input"; declared, the
+case is judged by the tight rule and the kernel-faithful oracle, docs/tolerance.md).
+
+An object with `name`, `version`, `supports(problem) -> None | reason` and
+`run(inputs, outputs)`: it writes into `outputs.o` and `outputs.lse`, which the harness staged
+poisoned and guarded (StagedOutputs) on `device` (attribute; None for NumPy arrays, else a torch
+device). Optional attributes: `device`, `device_name`, `lse_base`, `writes_lse` (False: LSE is
+not compared), `path` (the decode path it took, for reports).
+
+A stateful object, for backends that plan once and replay (an engine's CUDA graph): `begin(sequence)`
+(a Sequence: the sequence's problem, steps, joins and leaves, max_kv_len, max_blocks_per_request)
+then `step(inputs, outputs)` once per step, writing the staged outputs as run() does; the other
+attributes as for an object. A one-step case is a sequence of one step to it, unless it has a
+run() as well, which then runs the one-step cases.
+
+A decode sequence (a case of several steps, python/mlacheck/api/_sequence.py) runs every shape step by
+step over one cache pool, with the inputs in the same buffers at every step; `graph=True` captures
+step 0 in a CUDA graph and replays it for the later steps (python/mlacheck/running/_graph_replay.py).
+
+Every shape: supports() refusing is SKIPPED with its reason, an exception is ERRORED with the
+exception's line and where it was raised, and outputs of the wrong kind, dtype or shape are
+ERRORED naming what was returned and what the problem needs. A cache pool the machine has no room
+for (NotEnoughMemory, raised while the backend asks for its inputs) is SKIPPED with that reason:
+the case was not checked on this machine.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ..api import _capi
+from ..api._case import Case, Outcome
+from ..api._pool import NotEnoughMemory
+from ..api._sequence import is_sequence, sequence_of
+from ..api._verdict import Verdict
+from ._adapter import adapt, collect, describe_exception
+from ._sequence_run import check_sequence
+
+
+def check(case: Case, backend, *, graph: bool = False, preparation_error: str | None = None) -> Verdict:
+    """Runs `backend` on `case` and returns the harness's verdict (a report row). A decode
+    sequence runs step by step (python/mlacheck/running/_sequence_run.py); `graph=True` replays its step 0
+    from a CUDA graph for the later steps. `preparation_error`: what preparing the case ahead
+    raised (the runner's Prefetch), reported where making its inputs would have raised it."""
+    b = adapt(backend)
+    if case.kind == "mla_decode" and not case.unsupported_reason and is_sequence(case):
+        return check_sequence(case, b, graph=graph)
+    outcome = Outcome(case)
+    if case.kind == "oracle_self_check":
+        return outcome.judge()  # the oracle checks itself; no backend runs
+    outcome.set_backend(b.name, b.version, b.device_name or "", b.path)
+    outcome.set_p_rounding(b.p_rounding)
+    if case.kind != "mla_decode":
+        return outcome.judge()  # SKIPPED with the case's unsupported reason
+    start = time.perf_counter()
+
+    def finish() -> Verdict:
+        outcome.set_times(0.0, (time.perf_counter() - start) * 1e3)
+        return outcome.judge()
+
+    try:
+        reason = b.supports(case.problem)
+    except Exception as error:  # noqa: BLE001 - any failure of the backend is its verdict
+        outcome.set_errored(f"supports() raised {describe_exception(error)}")
+        return finish()
+    if reason is not None:
+        outcome.set_skipped(reason)
+        return finish()
+
+    try:
+        if preparation_error is not None:
+            raise _capi.MlacheckError(preparation_error)
+        inputs = case.inputs()
+    except _capi.MlacheckError as error:  # this case's row, not the end of the run
+        outcome.set_errored(f"making the case's inputs failed: {error}")
+        return finish()
+    staged = None
+    if b.is_object:
+        try:
+            staged = case.empty_outputs(b.output_device)
+        except Exception as error:  # noqa: BLE001 - a device the backend named but cannot be had
+            outcome.set_errored(f"staging outputs on device {b.output_device!r} failed: {describe_exception(error)}")
+            return finish()
+    try:
+        if b.is_stateful and not b.has_run:
+            b.backend.begin(sequence_of(case))
+        result = b.call(inputs, staged)
+    except NotEnoughMemory as error:  # the case's cache pool does not fit this machine: not checked here
+        outcome.set_skipped(str(error))
+        return finish()
+    except Exception as error:  # noqa: BLE001
+        outcome.set_errored(f"backend raised {describe_exception(error)}")
+        return finish()
+
+    collect(outcome, b, staged, result)
+    return finish()
