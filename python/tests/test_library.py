@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import mlacheck
-from mlacheck import _capi
+from mlacheck.api import _capi
 
 PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(mlacheck.__file__)))
 

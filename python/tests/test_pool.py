@@ -11,7 +11,7 @@ from conftest import one_case
 
 import mlacheck
 import numpy_backend
-from mlacheck import _pool
+from mlacheck.api import _pool
 
 SHAPE = "heads=16;tp=1;rank=0;lv=64;rope=16;kv=37,5;q=3,2;bs=4;q_dtype=bf16;kv_dtype=bf16;o_dtype=bf16;seed=7"
 POOLED = "mla_decode:name=pooled;" + SHAPE + ";first_block=40"

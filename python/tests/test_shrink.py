@@ -11,7 +11,7 @@ import pytest
 
 import mlacheck
 import numpy_backend
-from mlacheck import _shrink
+from mlacheck.running import _shrink
 
 # Eight requests, MTP query lengths, an f32 output and a shaped fill: something to shrink.
 LARGE = (
