@@ -24,8 +24,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from graph_mla_decode import DecodePlan, attend_planned
-from torch_mla_decode import _OUT_DTYPES, default_device
+from graph_mla_decode import DecodePlan, GraphMlaBackend, attend_planned
 
 
 class PagedMlaWrapper:
@@ -71,30 +70,16 @@ class PagedMlaWrapper:
         attend_planned(p, q, kv_cache, self.schedule, outputs)
 
 
-class PlannedMlaBackend:
-    """An engine's integration of the wrapper: plan before every step, then run."""
+class PlannedMlaBackend(GraphMlaBackend):
+    """An engine's integration of the wrapper: plan before every step, then run (the fixed-shape
+    backend's attributes and sizes, its step the wrapper's run())."""
 
     name = "torch-paged-mla-wrapper"
-    version = f"torch {torch.__version__}"
-    lse_base = "natural"
-    writes_lse = True
-
-    def __init__(self, device=None):
-        self.device = device or default_device()
-        self.sequence = None
-        self.wrapper = None
-
-    def supports(self, problem):
-        if problem.o_dtype not in _OUT_DTYPES:
-            return f"o_dtype {problem.o_dtype} has no torch dtype here"
-        return None
 
     def begin(self, sequence):
+        super().begin(sequence)
         p = sequence.problem
-        self.sequence = sequence
-        self.wrapper = PagedMlaWrapper(
-            p.batch, p.total_q_tokens, p.max_q_len, max(1, sequence.max_kv_len), p.block_size, self.device
-        )
+        self.wrapper = PagedMlaWrapper(p.batch, p.total_q_tokens, self.max_q, self.max_kv, p.block_size, self.device)
 
     def before_replay(self, inputs):
         """Plans the step from its metadata on the host (mlacheck calls this before every step)."""
