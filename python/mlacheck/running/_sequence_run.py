@@ -60,8 +60,8 @@ def _new_outcome(case, b: _Adapter) -> Outcome:
 class _Where:
     """Where the sequence route is in the harness's own machinery, for the row of a harness failure."""
 
-    def __init__(self, steps: int | None = None):
-        self.steps = steps
+    def __init__(self):
+        self.steps: int | None = None
         self.step: int | None = None
         self.doing = "sequence_of"
 
@@ -167,6 +167,7 @@ def _run_sequence(case: Case, b: _Adapter, graph: bool, clock: _Clock, where: _W
             b.backend.begin(sequence)
         except Exception as error:  # noqa: BLE001
             return _settle(outcome, clock, errored=f"begin(sequence) raised {describe_exception(error)}")
+    where.doing = "GraphReplay"
     replay = GraphReplay(b.output_device) if graph else None
     verdicts: list[Verdict] = []
     for index in range(sequence.steps):
