@@ -17,6 +17,8 @@ else "cpu". Scores and softmax in float32, as torch_mla_decode.py."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import torch
 
 from torch_mla_decode import _OUT_DTYPES, default_device, dequantised, stored_bits
@@ -64,27 +66,50 @@ class GraphMlaBackend:
         valid = self.positions[None, :] < kv_lens[:, None]
         blocks = table.long()[:, self.positions // bs]
         rows = (blocks * bs + self.positions % bs).masked_fill(~valid, 0)
-        pool_rows = stored_bits(t.kv_cache).reshape(-1, p.lk)
-        cached = pool_rows[rows.reshape(-1)].view(t.kv_cache.dtype).reshape(p.batch, self.max_kv, p.lk)
-        keys = dequantised(cached, p.kv_dtype, p.kv_scale).masked_fill(~valid[..., None], 0.0)
         # Query token -> (request, index within the request), from qo_indptr.
         qo = t.qo_indptr.long()
         request = torch.searchsorted(qo[1:], self.tokens, right=True)  # [T]
         index = self.tokens - qo[request]
-        q = dequantised(t.q, p.q_dtype, p.q_scale)  # [T, heads, lk]
-        padded = torch.zeros(p.batch, self.max_q, p.heads, p.lk, dtype=torch.float32, device=q.device)
-        padded[request, index] = q
-        scores = torch.einsum("bqhc,bnc->bqhn", padded, keys) * p.scale  # [batch, max_q, heads, max_kv]
         # Query row i of a request with q_len rows sees positions [0, kv_len - q_len + i].
         q_lens = t.q_lens.long()
-        visible = kv_lens[:, None] - q_lens[:, None] + 1 + torch.arange(self.max_q, device=q.device)[None, :]
+        visible = kv_lens[:, None] - q_lens[:, None] + 1 + torch.arange(self.max_q, device=q_lens.device)[None, :]
         hidden = self.positions[None, None, :] >= visible[..., None]  # [batch, max_q, max_kv]
-        scores = scores.masked_fill(hidden[:, :, None, :], float("-inf"))
-        lse = torch.logsumexp(scores, dim=-1)  # -inf for a padded row: it sees no token
-        weights = torch.exp(scores - torch.nan_to_num(lse, neginf=0.0)[..., None])
-        o = torch.einsum("bqhn,bnc->bqhc", weights, keys[..., : p.kv_lora_rank])
-        outputs.o.copy_(o[request, index].to(outputs.o.dtype))
-        outputs.lse.copy_(lse[request, index])
+        attend_planned(p, t.q, t.kv_cache, DecodePlan(rows, valid, hidden, request, index), outputs)
+
+
+@dataclass
+class DecodePlan:
+    """Where a fixed-shape decode step reads, as device tensors of the sequence's sizes: `rows`
+    [batch, max_kv] pool rows of each request's positions (0 past kv_len), `valid` [batch, max_kv]
+    positions below kv_len, `hidden` [batch, max_q, max_kv] positions a query row may not see,
+    `request` and `index` [T] each query token's request and row within it."""
+
+    rows: torch.Tensor
+    valid: torch.Tensor
+    hidden: torch.Tensor
+    request: torch.Tensor
+    index: torch.Tensor
+
+
+def attend_planned(p, q_codes, kv_cache, plan: DecodePlan, outputs) -> None:
+    """One decode step of fixed shapes over `plan`: the cache gathered at the planned rows, the
+    queries padded to [batch, max_q], the hidden positions masked; O and natural LSE written into
+    `outputs` (problem `p` gives the dtypes, scales and sizes)."""
+    batch, max_kv = plan.rows.shape
+    max_q = plan.hidden.shape[1]
+    pool_rows = stored_bits(kv_cache).reshape(-1, p.lk)
+    cached = pool_rows[plan.rows.reshape(-1)].view(kv_cache.dtype).reshape(batch, max_kv, p.lk)
+    keys = dequantised(cached, p.kv_dtype, p.kv_scale).masked_fill(~plan.valid[..., None], 0.0)
+    q = dequantised(q_codes, p.q_dtype, p.q_scale)  # [T, heads, lk]
+    padded = torch.zeros(batch, max_q, p.heads, p.lk, dtype=torch.float32, device=q.device)
+    padded[plan.request, plan.index] = q
+    scores = torch.einsum("bqhc,bnc->bqhn", padded, keys) * p.scale  # [batch, max_q, heads, max_kv]
+    scores = scores.masked_fill(plan.hidden[:, :, None, :], float("-inf"))
+    lse = torch.logsumexp(scores, dim=-1)  # -inf for a padded row: it sees no token
+    weights = torch.exp(scores - torch.nan_to_num(lse, neginf=0.0)[..., None])
+    o = torch.einsum("bqhn,bnc->bqhc", weights, keys[..., : p.kv_lora_rank])
+    outputs.o.copy_(o[plan.request, plan.index].to(outputs.o.dtype))
+    outputs.lse.copy_(lse[plan.request, plan.index])
 
 
 class StalePlanBackend(GraphMlaBackend):

@@ -120,6 +120,20 @@ def test_the_wrong_decode_fails_naming_o_through_the_api():
     assert all(v.tensors["O"].mismatches + v.tensors["O"].nonfinite > 0 for v in failed)
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_the_wrong_decode_fails_every_r5_sequence_on_every_device(device):
+    """wrong_decode binds an expanded (zero-stride) table to its torch view's block_table. On CUDA the
+    harness once copied the next step's table into that view and the whole run ended (issue 34): the
+    sequences must be rows FAILED on O, none ERRORED."""
+
+    def decode(inputs):
+        return wrong_decode.decode(inputs, device)
+
+    verdicts = mlacheck.run(r5_cases(), decode)
+    assert len(verdicts) == 2 and all(v.state == "FAILED" for v in verdicts), [v.describe() for v in verdicts]
+    assert all(re.sub(r"^step \d+ of \d+: ", "", v.reason).startswith("O: ") for v in verdicts), failures(verdicts)
+
+
 def test_the_wrong_decode_fails_naming_o_through_the_pytest_plugin(pytester, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([HERE, os.environ.get("PYTHONPATH", "")]))
     result = pytester.runpytest_subprocess(

@@ -230,7 +230,12 @@ class SequenceInputs:
         self._writes: list[tuple[np.ndarray, np.ndarray]] = []  # every step's written rows, in order
         self._host_pool: _GuardedPool | None = None
         self._kv_cache: Tensor | None = None
-        self._mirrors: dict[str, tuple[SimpleNamespace, _GuardedPool]] = {}
+        # Per device: (the namespace handed to backends, its pool, the harness's own tensors). The
+        # harness writes into its own tensors, never into what the namespace holds now: a backend may
+        # rebind a name on the namespace (wrong_decode.py puts an expanded, zero-stride view there),
+        # and a copy into that would write one element through many indices, or into the backend's
+        # tensor instead of the buffer every step shares.
+        self._mirrors: dict[str, tuple[SimpleNamespace, _GuardedPool, dict]] = {}
         shapes = {
             "q": ((p.total_q_tokens, p.heads, p.lk), p.q_dtype),
             "block_table": ((p.batch, max(1, sequence.max_blocks_per_request)), "int32"),
@@ -270,13 +275,16 @@ class SequenceInputs:
             for slots, rows in self._writes:
                 pool.write(slots, rows)
             tensors = {name: getattr(self, name).as_torch(where) for name in METADATA_NAMES}
-            self._mirrors[key] = (SimpleNamespace(problem=self.problem, kv_cache=pool.view, **tensors), pool)
-        return self._mirrors[key][0]
+            tensors["kv_cache"] = pool.view
+            self._mirrors[key] = (SimpleNamespace(), pool, tensors)
+        namespace, _, tensors = self._mirrors[key]
+        _rebind(namespace, self.problem, tensors)
+        return namespace
 
     def pools(self) -> list[tuple[str, _GuardedPool]]:
         """Every pool made so far, named by where it lives."""
         made = [("host", self._host_pool)] if self._host_pool is not None else []
-        return made + [(key, pool) for key, (_, pool) in self._mirrors.items()]
+        return made + [(key, pool) for key, (_, pool, _) in self._mirrors.items()]
 
     def advance(self, step: SequenceStep) -> None:
         """Brings every buffer to `step` in place: its metadata, and the cache rows it wrote."""
@@ -302,11 +310,19 @@ class SequenceInputs:
         self.written_slots = slots
         if self._host_pool is not None:
             self._host_pool.write(slots, rows)
-        for namespace, pool in self._mirrors.values():
-            namespace.problem = self.problem
+        for namespace, pool, tensors in self._mirrors.values():
             pool.write(slots, rows)
             for name in METADATA_NAMES:
-                mirror = getattr(namespace, name)
+                mirror = tensors[name]
                 host = getattr(self, name)
                 if mirror.device.type != "cpu":  # a CPU mirror shares the host array's memory
                     mirror.copy_(codes_as_torch(host.codes, host.dtype_name))
+            _rebind(namespace, self.problem, tensors)
+
+
+def _rebind(namespace: SimpleNamespace, problem: Problem, tensors: dict) -> None:
+    """Points `namespace` at the step's problem and the harness's tensors again, whatever a backend
+    bound to its names since: every step sees the sequence's buffers."""
+    namespace.problem = problem
+    for name, tensor in tensors.items():
+        setattr(namespace, name, tensor)

@@ -65,6 +65,13 @@ class _Adapter:
         if self.device_name is None and self.is_object:
             self.device_name = _device_description(self.output_device)
         self.path = str(getattr(backend, "path", "") or "")
+        # The host-side hook an engine calls before every replay of a captured step (SGLang's
+        # init_forward_metadata_replay_cuda_graph, FlashInfer's plan()): called before every step of
+        # every route, outside any graph capture, with the step's inputs.
+        hook = getattr(backend, "before_replay", None)
+        if hook is not None and not callable(hook):
+            raise TypeError(f"backend {self.name}: before_replay is {type(hook).__qualname__}, not a callable")
+        self.before_replay = hook
 
     def call(self, inputs, staged):
         """One run of the backend: the callable's result, or None for an object (it wrote `staged`)."""

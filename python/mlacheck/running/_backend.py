@@ -22,6 +22,11 @@ A decode sequence (a case of several steps, python/mlacheck/api/_sequence.py) ru
 step over one cache pool, with the inputs in the same buffers at every step; `graph=True` captures
 step 0 in a CUDA graph and replays it for the later steps (python/mlacheck/running/_graph_replay.py).
 
+Every shape may carry `before_replay(inputs)`: the host-side planning an engine does before each
+replay of a captured step (FlashInfer's plan(), SGLang's init_forward_metadata_replay_cuda_graph).
+The harness calls it before every step of every route, with that step's inputs, outside any graph
+capture; it may write metadata into buffers the step reads (capture-stable in graph mode).
+
 Every shape: supports() refusing is SKIPPED with its reason, an exception is ERRORED with the
 exception's line and where it was raised, and outputs of the wrong kind, dtype or shape are
 ERRORED naming what was returned and what the problem needs. A cache pool the machine has no room
@@ -89,6 +94,14 @@ def check(case: Case, backend, *, graph: bool = False, preparation_error: str | 
     try:
         if b.is_stateful and not b.has_run:
             b.backend.begin(sequence_of(case))
+        if b.before_replay is not None:
+            try:
+                b.before_replay(inputs)
+            except NotEnoughMemory:
+                raise
+            except Exception as error:  # noqa: BLE001
+                outcome.set_errored(f"before_replay() raised {describe_exception(error)}")
+                return finish()
         result = b.call(inputs, staged)
     except NotEnoughMemory as error:  # the case's cache pool does not fit this machine: not checked here
         outcome.set_skipped(str(error))

@@ -1,12 +1,17 @@
 """Graph mode for decode sequences (UPSTREAM R5): an engine captures a decode step in a CUDA graph
 (HIP graph on ROCm's torch) once and replays it for every later step, after copying the step's
-metadata into the buffers the graph captured. Whatever a backend computes on the host, or keeps
-from the call it was captured in, is then frozen at step 0: a plan that goes stale at replay.
+metadata into the buffers the graph captured and running its attention backend's host-side
+planning outside the graph (SGLang's init_forward_metadata_replay_cuda_graph, which calls
+FlashInfer's plan()). Whatever a backend computes on the host inside the captured step, or keeps
+from the call it was captured in, is frozen at step 0: a plan that goes stale at replay.
 
 GraphReplay does what the engine does, with torch's graph API: step 0 runs once eagerly on a side
 stream (the warm-up torch requires before capture: lazy initialisation, allocator pools), then is
 captured and replayed; every later step is a replay alone, its inputs already written in place
-into the sequence's buffers (python/mlacheck/api/_sequence.py)."""
+into the sequence's buffers (python/mlacheck/api/_sequence.py). The backend's `before_replay(inputs)`,
+its planning, is the sequence route's (running/_sequence_run.py): called on the host before
+the warm-up and capture of step 0 and before every later replay, on the current stream, which the
+warm-up's side stream waits on and the replay runs on."""
 
 from __future__ import annotations
 

@@ -5,7 +5,14 @@ from its steps' verdicts (mlacheck_sequence_judge: the first step that was not P
 What a backend does wrong is a verdict naming the step: outputs that differ from the step's oracle
 (a plan or metadata kept from an earlier step), a write past the cache pool (its guards are checked
 after every step), an exception (ERRORED; the sequence stops there and the finished steps' verdicts
-stay, in the row's reason and in Verdict.steps), a step that cannot be captured in a CUDA graph."""
+stay, in the row's reason and in Verdict.steps), a step that cannot be captured in a CUDA graph.
+
+A backend's `before_replay(inputs)` runs on the host before every step, outside any capture (in
+graph mode before the capture and before every replay), as an engine plans before it replays.
+
+What the harness's own machinery raises (opening a step, bringing the buffers to it, judging) is
+one ERRORED row naming the step and the harness function, labeled a harness error: never the
+backend's failure, never the end of the run."""
 
 from __future__ import annotations
 
@@ -50,7 +57,22 @@ def _new_outcome(case, b: _Adapter) -> Outcome:
     return outcome
 
 
-def _run_step(step: SequenceStep, inputs: SequenceInputs, staged, b: _Adapter, replay) -> Verdict:
+class _Where:
+    """Where the sequence route is in the harness's own machinery, for the row of a harness failure."""
+
+    def __init__(self):
+        self.steps: int | None = None
+        self.step: int | None = None
+        self.doing = "sequence_of"
+
+    def __str__(self) -> str:
+        if self.step is None:
+            return f"before step 0, in {self.doing}"
+        return f"step {self.step} of {self.steps}, in {self.doing}"
+
+
+def _run_step(step: SequenceStep, inputs: SequenceInputs, staged, b: _Adapter, replay, where: _Where) -> Verdict:
+    where.doing = "Outcome (the step's row)"
     outcome = _new_outcome(step, b)
     clock = _Clock()
     try:
@@ -60,11 +82,20 @@ def _run_step(step: SequenceStep, inputs: SequenceInputs, staged, b: _Adapter, r
     if reason is not None:
         return _settle(outcome, clock, skipped=reason)
     if staged is not None:
+        where.doing = "StagedOutputs.reset"
         staged.reset()  # the same tensors every step, poisoned afresh
 
     def call():
         return b.call(inputs, staged)
 
+    where.doing = "the backend's step"
+    if b.before_replay is not None:
+        try:
+            b.before_replay(inputs)  # on the host, outside any capture: the engine's planning
+        except NotEnoughMemory as error:
+            return _settle(outcome, clock, skipped=str(error))
+        except Exception as error:  # noqa: BLE001
+            return _settle(outcome, clock, errored=f"before_replay() raised {describe_exception(error)}")
     try:
         if replay is None:
             result = call()
@@ -76,10 +107,13 @@ def _run_step(step: SequenceStep, inputs: SequenceInputs, staged, b: _Adapter, r
         return _settle(outcome, clock, errored=f"graph mode: {error}")
     except Exception as error:  # noqa: BLE001
         return _settle(outcome, clock, errored=f"backend raised {describe_exception(error)}")
+    where.doing = "collect (the step's outputs)"
     collect(outcome, b, staged, result)
-    for where, pool in inputs.pools():
+    where.doing = "the cache pool's guards"
+    for place, pool in inputs.pools():
         # Only the guards: [front | back] with no data between them.
-        outcome.check_guards(f"kv_cache({where})", pool.take_guards(), 0)
+        outcome.check_guards(f"kv_cache({place})", pool.take_guards(), 0)
+    where.doing = "Outcome.judge (the step's verdict)"
     return _settle(outcome, clock)
 
 
@@ -93,11 +127,23 @@ def judge_sequence(case: Case, steps: list[Verdict]) -> Verdict:
 
 def check_sequence(case: Case, b: _Adapter, *, graph: bool = False) -> Verdict:
     """Runs `b` over the decode sequence `case`, step by step (graph: step 0 captured in a CUDA
-    graph and replayed for every step)."""
+    graph and replayed for every step); a failure of the harness's own machinery is the
+    sequence's ERRORED row, naming where."""
+    clock = _Clock()
+    where = _Where()
+    try:
+        return _run_sequence(case, b, graph, clock, where)
+    except Exception as error:  # noqa: BLE001 - a harness failure is this case's row, not the end of the run
+        reason = f"{where}: mlacheck harness error (not the backend's): {describe_exception(error)}"
+        return _settle(_new_outcome(case, b), clock, errored=reason)
+
+
+def _run_sequence(case: Case, b: _Adapter, graph: bool, clock: _Clock, where: _Where) -> Verdict:
     case.release()  # the steps are opened afresh from a fresh handle every run
     sequence = sequence_of(case)
+    where.steps = sequence.steps
+    where.doing = "Outcome (the sequence's row)"
     outcome = _new_outcome(case, b)
-    clock = _Clock()
     try:
         reason = b.supports(case.problem)
     except Exception as error:  # noqa: BLE001
@@ -106,6 +152,7 @@ def check_sequence(case: Case, b: _Adapter, *, graph: bool = False) -> Verdict:
         reason = graph_unavailable(b)
     if reason is not None:
         return _settle(outcome, clock, skipped=reason)
+    where.doing = "SequenceInputs"
     inputs = SequenceInputs(sequence)
     staged = None
     if b.is_object:
@@ -120,12 +167,17 @@ def check_sequence(case: Case, b: _Adapter, *, graph: bool = False) -> Verdict:
             b.backend.begin(sequence)
         except Exception as error:  # noqa: BLE001
             return _settle(outcome, clock, errored=f"begin(sequence) raised {describe_exception(error)}")
+    where.doing = "GraphReplay"
     replay = GraphReplay(b.output_device) if graph else None
     verdicts: list[Verdict] = []
     for index in range(sequence.steps):
+        where.step = index
+        where.doing = "SequenceStep (mlacheck_sequence_step_open)"
         step = SequenceStep(case, index)
+        where.doing = "SequenceInputs.advance"
         inputs.advance(step)
-        verdicts.append(_run_step(step, inputs, staged, b, replay))
+        verdicts.append(_run_step(step, inputs, staged, b, replay, where))
         if verdicts[-1].state in _ENDS_SEQUENCE:
             break
+    where.doing = "judge_sequence (mlacheck_sequence_judge)"
     return judge_sequence(case, verdicts)
