@@ -13,6 +13,7 @@
 #include "cli/backend_description.hpp"
 #include "cli/device_preflight.hpp"
 #include "cli/isolated_cases.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/progress.hpp"
 #include "cli/result_table.hpp"
 #include "cli/run_worker.hpp"
@@ -67,12 +68,12 @@ void check_resumable(const std::vector<RunCase>& plan, const std::vector<CaseRes
 void add_run_command(CLI::App& app, RunOptions& options) {
   CLI::App* cmd = app.add_subcommand("run", "Run the oracle self-checks, the scenarios and the sweeps (the main job)");
   cmd->add_option("--case", options.case_repro, "Run one case given by its repro string (mla_decode:... or kv_gather:...)");
-  cmd->add_option("--seed", options.seed, "Seed of the generated cases")->capture_default_str();
+  cmd->add_option("--seed", options.seed, "Seed of the generated cases")->capture_default_str()->check(unsigned_64());
   cmd->add_option("--property-cases", options.property_cases, "Cases drawn from the property generators")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number(0, kMaxPropertyCases));
   cmd->add_option("--device", options.device, "Run on this GPU only (default: every visible GPU)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number(0, 1023));
   cmd->add_flag("--verbose,-v", options.verbose, "Print the repro string and tolerance rule of every row");
   cmd->add_option("--out", options.out_dir,
                   std::string("Folder for report.csv, junit.xml and report.html, created if missing (default: ") +
@@ -86,9 +87,10 @@ void add_run_command(CLI::App& app, RunOptions& options) {
                   "Known-bug table (default: scenarios/known_bugs.csv); empty for none");
   cmd->add_option("--timeout", options.timeout_base_s, "Watchdog base limit per case in seconds (grows with size)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(finite_number(0.0, kMaxTimeoutSeconds, true));
   cmd->add_option("--lookahead", options.lookahead, "Cases whose oracle runs on CPU threads ahead of the GPU")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(whole_number(0, kMaxLookahead));
   cmd->add_option("--backend", options.backend, "\"hip\" or the path of a backend plugin .so (docs/backends.md)")
       ->capture_default_str();
   cmd->add_flag("--require-device", options.require_device,
