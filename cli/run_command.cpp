@@ -20,6 +20,7 @@
 #include "cli/shard.hpp"
 #include "plan/case_settle.hpp"
 #include "plan/data_files.hpp"
+#include "plan/plan_fingerprint.hpp"
 #include "plan/run_plan.hpp"
 #include "reports/case_facets.hpp"
 #include "reports/report_folder.hpp"
@@ -121,7 +122,7 @@ int run(const RunOptions& options) {
   }
   // Opened before any case runs, so a bad folder fails at once rather than after a long run.
   std::optional<ReportFolder> reports;
-  if (!out_dir.empty()) reports.emplace(out_dir, folder_mode(options));
+  if (!out_dir.empty()) reports.emplace(out_dir, folder_mode(options), plan_fingerprint(plan));
   std::vector<CaseResult> rows;
   std::set<std::string> done;
   if (reports) {
