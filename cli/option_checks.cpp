@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
+#include <utility>
 
 namespace mlacheck::cli {
 
@@ -26,9 +28,9 @@ bool all_digits(const std::string& s, std::size_t from) {
   return true;
 }
 
-CLI::Validator validator(std::function<std::optional<std::string>(const std::string&)> check, std::string what) {
-  return CLI::Validator(
-      [check = std::move(check)](std::string& value) { return check(value).value_or(std::string()); }, std::move(what));
+CLI::Validator validator(std::function<std::optional<std::string>(const std::string&)> error_of, std::string what) {
+  return CLI::Validator([error_of](std::string& value) { return error_of(value).value_or(std::string()); },
+                        std::move(what));
 }
 
 }  // namespace
