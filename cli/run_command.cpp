@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <map>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -47,21 +46,6 @@ std::string describe_devices(const DevicePlan& devices) {
     out += (k == 0 ? "" : "; ") + ("GPU " + std::to_string(devices.devices[k]) + " " + devices.names[k]);
   }
   return out;
-}
-
-// A kept row must be the plan's case of that id: resuming with another --seed, scenario table or
-// --case would otherwise mix two runs' cases under one id.
-void check_resumable(const std::vector<RunCase>& plan, const std::vector<CaseResult>& kept) {
-  std::map<std::string, const RunCase*> by_id;
-  for (const RunCase& c : plan) by_id.emplace(c.id, &c);
-  for (const CaseResult& r : kept) {
-    const auto it = by_id.find(r.id);
-    if (it != by_id.end() && it->second->repro != r.repro) {
-      throw std::invalid_argument("--resume: the report's case '" + r.id + "' is not this run's case of that id (" +
-                                  r.repro + " vs " + it->second->repro +
-                                  "): resume with the options of the run that wrote it, or --force");
-    }
-  }
 }
 
 }  // namespace
@@ -121,6 +105,8 @@ int run(const RunOptions& options) {
                          " (nothing was run; is the GPU visible to this container or job?)");
   }
   // Opened before any case runs, so a bad folder fails at once rather than after a long run.
+  // With --resume the folder's plan fingerprint must be this plan's, so every kept row is this
+  // plan's case of its id (another --seed, table or --case is refused there).
   std::optional<ReportFolder> reports;
   if (!out_dir.empty()) reports.emplace(out_dir, folder_mode(options), plan_fingerprint(plan));
   std::vector<CaseResult> rows;
@@ -130,7 +116,6 @@ int run(const RunOptions& options) {
       done.insert(r.id);
       rows.push_back(r);
     }
-    check_resumable(plan, rows);
   }
   std::vector<RunCase> todo;
   for (std::size_t i = 0; i < plan.size(); ++i) {
