@@ -13,6 +13,7 @@
 #include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <type_traits>
 #include <unordered_map>
@@ -179,8 +180,8 @@ class RowParser {
 
   std::string text(std::size_t col) { return std::move(fields_[col]); }
 
-  // A number as the writer prints it: never NaN (no column holds one; a NaN payload would make
-  // every comparison of `diff` false), and for unsigned counts digits only, not a wrapped "-1".
+  // A number as the writer prints it: never NaN (outside the cosine no column holds one; a NaN
+  // payload would make every comparison of `diff` false), and for unsigned counts digits only, not a wrapped "-1".
   template <class T>
   T number(std::size_t col) const {
     const std::string& s = fields_[col];
@@ -190,6 +191,15 @@ class RowParser {
     if constexpr (std::is_floating_point_v<T>) {
       if (std::isnan(value)) fail(col, "is NaN: no report column holds one");
     }
+    return value;
+  }
+
+  // A cosine in [-1, 1], or NaN: the one column the writer can print NaN in (compare() leaves it
+  // NaN when both norms overflow a double), and no threshold of diff or the verdict reads it.
+  double cosine(std::size_t col) const {
+    if (fields_[col] == "nan" || fields_[col] == "-nan") return std::numeric_limits<double>::quiet_NaN();
+    const double value = number<double>(col);
+    if (value < -1.0 || value > 1.0) fail(col, "is not a cosine in [-1, 1]");
     return value;
   }
 
@@ -213,8 +223,7 @@ class RowParser {
     t.stats.max_abs_err = magnitude(col);
     t.stats.max_rel_err = magnitude(col + 1);
     t.stats.rms_rel_err = magnitude(col + 2);
-    t.stats.cosine = number<double>(col + 3);
-    if (t.stats.cosine < -1.0 || t.stats.cosine > 1.0) fail(col + 3, "is not a cosine in [-1, 1]");
+    t.stats.cosine = cosine(col + 3);
     t.stats.mismatches = number<std::size_t>(col + 4);
     t.stats.nonfinite = number<std::size_t>(col + 5);
     t.stats.unwritten = number<std::size_t>(col + 6);

@@ -22,8 +22,8 @@ struct CsvReport {
 // Reads a report written by CsvReportWriter; columns may come in any order. Throws ReportError
 // naming "path:line" and the reason for a file that cannot be read, is not UTF-8, lacks or
 // changes a header column, has a row with the wrong number of fields, an unclosed quote or a
-// value that does not parse (NaN anywhere, a negative error, bound or time, a cosine outside
-// [-1, 1]), repeats an id, is no regular file, is over kMaxReportBytes or has a line over
+// value that does not parse (NaN outside the cosine, a negative error, bound or time, a cosine
+// outside [-1, 1]), repeats an id, is no regular file, is over kMaxReportBytes or has a line over
 // kMaxReportLineBytes, or ends in a row without its line end (the run was
 // killed while writing it). Fields the CSV does not carry (norms, worst index) read as zero.
 CsvReport read_csv_report(const std::string& path);
