@@ -10,6 +10,7 @@
 #include "bench/decode_roofline.hpp"
 #include "cli/backend_description.hpp"
 #include "cli/bench_timing_backend.hpp"
+#include "cli/option_checks.hpp"
 #include "device/hip_backend/decode_path.hpp"
 #include "device/backend_factory.hpp"
 #include "device/benchmark.hpp"
@@ -90,9 +91,9 @@ void write_csv(const std::string& path, const std::vector<BenchRow>& rows, doubl
 
 void add_bench_command(CLI::App& app, BenchOptions& options) {
   CLI::App* cmd = app.add_subcommand("bench", "Time the decode paths against the copy bandwidth, and the harness");
-  cmd->add_option("--device", options.device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
-  cmd->add_option("--runs", options.runs, "Timed runs per shape (median reported)")->capture_default_str()->check(CLI::Range(20, 100000));
-  cmd->add_option("--warmup", options.warmup, "Untimed runs first")->capture_default_str()->check(CLI::NonNegativeNumber);
+  cmd->add_option("--device", options.device, "GPU index")->capture_default_str()->check(whole_number(0, 1023));
+  cmd->add_option("--runs", options.runs, "Timed runs per shape (median reported)")->capture_default_str()->check(whole_number(20, 100000));
+  cmd->add_option("--warmup", options.warmup, "Untimed runs first")->capture_default_str()->check(whole_number(0, 100000));
   cmd->add_flag("--quick", options.quick, "Small shapes: checks the command works; not figures to report");
   cmd->add_option("--csv", options.csv, "Write every row to this CSV file");
   cmd->add_option("--filter", options.filter, "Only the shapes whose name contains this text (e.g. kv4096, h128, split_kv)");

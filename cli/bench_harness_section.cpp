@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bench/oracle_targets.hpp"
+#include "cli/option_checks.hpp"
 #include "harness/case_prefetch.hpp"
 #include "harness/oracle_self_check.hpp"
 #include "plan/data_files.hpp"
@@ -77,17 +78,17 @@ std::string device_verdict(bool on_device, bool met) {
 void add_harness_section_options(CLI::App* cmd, HarnessSectionOptions& options) {
   cmd->add_option("--harness-cases", options.main_job_cases, "Harness section: the default plan's first N cases (0: all)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number(0, kMaxPropertyCases));
   cmd->add_option("--sitting-cases", options.sitting_cases, "Harness section: property cases timed for the sitting")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, kMaxPropertyCases));
   cmd->add_option("--oracle-threads", options.oracle_threads,
                   "Harness section: threads of the oracle and of dgemm (0: the host's)")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number(0, 1024));
   cmd->add_option("--oracle-runs", options.oracle_runs, "Harness section: timings per oracle problem (median)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, 100000));
 }
 
 void run_harness_section(Backend* backend, const std::string& unavailable_reason, bool on_device, bool quick,

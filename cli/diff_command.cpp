@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "cli/option_checks.hpp"
 #include "reports/csv_reader.hpp"
 #include "reports/report_diff.hpp"
 
@@ -13,12 +14,7 @@ void add_diff_command(CLI::App& app, DiffOptions& options) {
   cmd->add_option("new", options.now, "The report.csv to check")->required();
   cmd->add_option("--factor", options.factor, "Error growth beyond this factor is a regression")
       ->capture_default_str()
-      ->check(CLI::Validator(
-          [](std::string& value) {
-            double f = 0.0;
-            return CLI::detail::lexical_cast(value, f) && f >= 1.0 ? std::string() : "must be a number of at least 1";
-          },
-          "NUMBER >= 1"));
+      ->check(finite_number(1.0, 1e12));
 }
 
 int run_diff(const DiffOptions& options) {

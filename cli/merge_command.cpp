@@ -17,6 +17,7 @@ void add_merge_command(CLI::App& app, MergeOptions& options) {
   CLI::App* cmd = app.add_subcommand("merge", "Combine shard reports into one report.csv");
   cmd->add_option("--out", options.out, "The merged report.csv to write (never one of the inputs)")->required();
   cmd->add_option("inputs", options.inputs, "The shard reports, in order")->required();
+  cmd->add_flag("--force", options.force, "Replace an existing --out file (never an input)");
 }
 
 namespace {
@@ -44,6 +45,10 @@ void check_output_is_no_input(const std::string& out, const std::vector<std::str
 
 int run_merge(const MergeOptions& options) {
   check_output_is_no_input(options.out, options.inputs);
+  std::error_code ec;
+  if (!options.force && fs::exists(options.out, ec)) {
+    throw std::invalid_argument("--out " + options.out + " already exists: --force replaces it");
+  }
   std::vector<CsvReport> shards;
   for (const std::string& path : options.inputs) shards.push_back(read_csv_report(path));
   const std::vector<CaseResult> rows = merge_reports(shards);

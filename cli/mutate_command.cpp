@@ -9,6 +9,7 @@
 #include "cli/exit_status.hpp"
 #include "cli/fault_search.hpp"
 #include "cli/isolated_cases.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/progress.hpp"
 #include "plan/case_settle.hpp"
 #include "plan/run_plan.hpp"
@@ -33,26 +34,26 @@ std::vector<Fault> chosen_faults(const std::vector<std::string>& names) {
 void add_mutate_command(CLI::App& app, MutateOptions& options) {
   CLI::App* cmd =
       app.add_subcommand("mutate", "Run the random properties against each fault and report which are caught");
-  cmd->add_option("--seed", options.seed, "rapidcheck seed")->capture_default_str();
+  cmd->add_option("--seed", options.seed, "rapidcheck seed")->capture_default_str()->check(unsigned_64());
   cmd->add_option("--cases", options.max_cases, "Device cases per fault before it counts as surviving")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, 1'000'000));
   cmd->add_option("--fault", options.faults, "Hunt only this fault (repeatable)");
   cmd->add_option("--max-batch", options.max_batch, "Most requests of a generated case")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, 4096));
   cmd->add_option("--max-kv-len", options.max_kv_len, "Longest cache of a generated request")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, 1 << 24));
   cmd->add_option(
          "--past-4gib-percent", options.past_4gib_percent,
          "Percent of generated cases with their cache blocks past 4 GiB of pool (over 4 GiB of device memory each)")
       ->capture_default_str()
-      ->check(CLI::Range(0, 100));
-  cmd->add_option("--device", options.device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
+      ->check(whole_number(0, 100));
+  cmd->add_option("--device", options.device, "GPU index")->capture_default_str()->check(whole_number(0, 1023));
   cmd->add_option("--timeout", options.timeout_base_s, "Watchdog base limit per case in seconds (grows with size)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(finite_number(0.0, kMaxTimeoutSeconds, true));
 }
 
 int run_mutate(const MutateOptions& options) {

@@ -36,7 +36,7 @@ mlacheck_cli_test(cli.diff.missing_file 2 "cannot read ${_work}/absent.csv" diff
 mlacheck_cli_test(cli.diff.torn_file 2 "torn.csv:2: the last row has no line end" diff ${_data}/base.csv ${_work}/torn.csv)
 mlacheck_cli_test(cli.merge.duplicate_ids 2
                   "duplicate id .dsv3.decode.0.split_kv. in ${_data}/base.csv:2 and ${_data}/regressed.csv:2"
-                  merge --out ${_work}/merged.csv ${_data}/base.csv ${_data}/regressed.csv)
+                  merge --out ${_work}/never-written.csv ${_data}/base.csv ${_data}/regressed.csv)
 mlacheck_cli_test(cli.merge.one_shard 0 "merged 5 cases from 1 reports" merge --out ${_work}/merged.csv ${_data}/base.csv)
 # The output is named with --out only, and never an input: the old `merge out.csv in.csv` order,
 # typed the wrong way round, overwrote a shard.
@@ -93,7 +93,7 @@ mlacheck_cli_script_test(cli.run.require_device_without_a_gpu_is_an_error
                          "d='${_work}/required'; rm -rf \"$d\"; if \"$0\" devices | grep -q '^devices: none'; then out=$(\"$0\" run --require-device --case mla_decode:name=req --out \"$d\" 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 2 ] && echo \"$out\" | grep -q -e '--require-device: no device to run the backend on: ' && test ! -e \"$d/report.csv\"; else \"$0\" run --require-device --case mla_decode:name=req --out \"$d\" && grep -q '^req,' \"$d/report.csv\"; fi")
 mlacheck_cli_test(cli.version 0 "^mlacheck ${PROJECT_VERSION}$" --version)
 
-# --resume keeps a row only when it is this plan's case of that id: another --seed or --case under
-# the same id is refused (exit 2), not mixed into the report.
+# --resume keeps rows only of this plan (by the plan fingerprint beside report.csv): another --seed
+# or --case, under the same id or another, is refused (exit 2), not mixed into the report.
 mlacheck_cli_script_test(cli.run.resume_refuses_another_case_under_an_id
-                         "m=$0; d='${_work}/mixed'; rm -rf \"$d\"; \"$m\" run --case 'mla_decode:name=r1;heads=16' --out \"$d\" || exit 1; out=$(\"$m\" run --case 'mla_decode:name=r1;heads=32' --out \"$d\" --resume 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 2 ] && echo \"$out\" | grep -q \"the report's case 'r1' is not this run's case of that id\"")
+                         "m=$0; d='${_work}/mixed'; rm -rf \"$d\"; \"$m\" run --case 'mla_decode:name=r1;heads=16' --out \"$d\" || exit 1; out=$(\"$m\" run --case 'mla_decode:name=r1;heads=32' --out \"$d\" --resume 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 2 ] && echo \"$out\" | grep -q \"report.csv is the report of another plan\"")

@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <map>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -13,12 +12,14 @@
 #include "cli/backend_description.hpp"
 #include "cli/device_preflight.hpp"
 #include "cli/isolated_cases.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/progress.hpp"
 #include "cli/result_table.hpp"
 #include "cli/run_worker.hpp"
 #include "cli/shard.hpp"
 #include "plan/case_settle.hpp"
 #include "plan/data_files.hpp"
+#include "plan/plan_fingerprint.hpp"
 #include "plan/run_plan.hpp"
 #include "reports/case_facets.hpp"
 #include "reports/report_folder.hpp"
@@ -47,32 +48,17 @@ std::string describe_devices(const DevicePlan& devices) {
   return out;
 }
 
-// A kept row must be the plan's case of that id: resuming with another --seed, scenario table or
-// --case would otherwise mix two runs' cases under one id.
-void check_resumable(const std::vector<RunCase>& plan, const std::vector<CaseResult>& kept) {
-  std::map<std::string, const RunCase*> by_id;
-  for (const RunCase& c : plan) by_id.emplace(c.id, &c);
-  for (const CaseResult& r : kept) {
-    const auto it = by_id.find(r.id);
-    if (it != by_id.end() && it->second->repro != r.repro) {
-      throw std::invalid_argument("--resume: the report's case '" + r.id + "' is not this run's case of that id (" +
-                                  r.repro + " vs " + it->second->repro +
-                                  "): resume with the options of the run that wrote it, or --force");
-    }
-  }
-}
-
 }  // namespace
 
 void add_run_command(CLI::App& app, RunOptions& options) {
   CLI::App* cmd = app.add_subcommand("run", "Run the oracle self-checks, the scenarios and the sweeps (the main job)");
   cmd->add_option("--case", options.case_repro, "Run one case given by its repro string (mla_decode:... or kv_gather:...)");
-  cmd->add_option("--seed", options.seed, "Seed of the generated cases")->capture_default_str();
+  cmd->add_option("--seed", options.seed, "Seed of the generated cases")->capture_default_str()->check(unsigned_64());
   cmd->add_option("--property-cases", options.property_cases, "Cases drawn from the property generators")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number(0, kMaxPropertyCases));
   cmd->add_option("--device", options.device, "Run on this GPU only (default: every visible GPU)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number(0, 1023));
   cmd->add_flag("--verbose,-v", options.verbose, "Print the repro string and tolerance rule of every row");
   cmd->add_option("--out", options.out_dir,
                   std::string("Folder for report.csv, junit.xml and report.html, created if missing (default: ") +
@@ -86,9 +72,10 @@ void add_run_command(CLI::App& app, RunOptions& options) {
                   "Known-bug table (default: scenarios/known_bugs.csv); empty for none");
   cmd->add_option("--timeout", options.timeout_base_s, "Watchdog base limit per case in seconds (grows with size)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(finite_number(0.0, kMaxTimeoutSeconds, true));
   cmd->add_option("--lookahead", options.lookahead, "Cases whose oracle runs on CPU threads ahead of the GPU")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(whole_number(0, kMaxLookahead));
   cmd->add_option("--backend", options.backend, "\"hip\" or the path of a backend plugin .so (docs/backends.md)")
       ->capture_default_str();
   cmd->add_flag("--require-device", options.require_device,
@@ -118,8 +105,10 @@ int run(const RunOptions& options) {
                          " (nothing was run; is the GPU visible to this container or job?)");
   }
   // Opened before any case runs, so a bad folder fails at once rather than after a long run.
+  // With --resume the folder's plan fingerprint must be this plan's, so every kept row is this
+  // plan's case of its id (another --seed, table or --case is refused there).
   std::optional<ReportFolder> reports;
-  if (!out_dir.empty()) reports.emplace(out_dir, folder_mode(options));
+  if (!out_dir.empty()) reports.emplace(out_dir, folder_mode(options), plan_fingerprint(plan));
   std::vector<CaseResult> rows;
   std::set<std::string> done;
   if (reports) {
@@ -127,7 +116,6 @@ int run(const RunOptions& options) {
       done.insert(r.id);
       rows.push_back(r);
     }
-    check_resumable(plan, rows);
   }
   std::vector<RunCase> todo;
   for (std::size_t i = 0; i < plan.size(); ++i) {

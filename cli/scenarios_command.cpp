@@ -10,6 +10,7 @@
 #include "cli/exit_status.hpp"
 #include "cli/isolated_cases.hpp"
 #include "cli/kill_matrix_table.hpp"
+#include "cli/option_checks.hpp"
 #include "cli/progress.hpp"
 #include "cli/result_table.hpp"
 #include "cli/sensitivity_section.hpp"
@@ -62,12 +63,12 @@ void add_scenarios_command(CLI::App& app, ScenariosOptions& options) {
       "scenarios", "Run every upstream scenario clean and with every fault, and print the kill matrix");
   cmd->add_option("--file", options.file, "Scenario table (default: scenarios/upstream.csv, scenarios/README.md)");
   cmd->add_option("--known-bugs", options.known_bugs, "Known-bug table (default: scenarios/known_bugs.csv); empty for none");
-  cmd->add_option("--device", options.device, "GPU index (default 0)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("--device", options.device, "GPU index (default 0)")->check(whole_number(0, 1023));
   cmd->add_flag("--verbose,-v", options.verbose, "Print every row of the matrix with its repro string");
   cmd->add_flag("--list", options.list, "List the scenarios (id, bug, fault, how it is caught) and run nothing");
   cmd->add_option("--timeout", options.timeout_base_s, "Watchdog base limit per case in seconds (grows with size)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(finite_number(0.0, kMaxTimeoutSeconds, true));
   cmd->add_option("--backend", options.backend, "\"hip\" or the path of a backend plugin .so (clean rows only)")
       ->capture_default_str();
   CLI::Option* sensitivity =
@@ -76,13 +77,13 @@ void add_scenarios_command(CLI::App& app, ScenariosOptions& options) {
                     "precision fault on each seed, and print how each fault was caught (docs/faults.md)");
   cmd->add_option("--seeds", options.seeds, "Sensitivity: seeds 1 .. N of the main job's plan")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber)
+      ->check(whole_number(1, kMaxSeeds))
       ->needs(sensitivity);
   cmd->add_option("--fault", options.faults, "Sensitivity: only this precision fault (repeatable)")->needs(sensitivity);
   cmd->add_option("--jobs", options.jobs,
                   "Sensitivity: processes at once on the GPU, each with a share of the cases "
                   "(default: half the cores, at most one per seed)")
-      ->check(CLI::PositiveNumber)
+      ->check(whole_number(1, 1024))
       ->needs(sensitivity);
   cmd->add_option("--out", options.out_dir,
                   "Sensitivity: folder for sensitivity.csv and sensitivity_seeds.csv (default mlacheck-report)")

@@ -8,6 +8,7 @@
 #include "cli/device_preflight.hpp"
 #include "cli/exit_status.hpp"
 #include "cli/isolated_cases.hpp"
+#include "cli/option_checks.hpp"
 #include "core/error.hpp"
 #include "plan/run_plan.hpp"
 #include "reports/report_folder.hpp"
@@ -47,14 +48,14 @@ void add_shrink_command(CLI::App& app, ShrinkCommandOptions& options) {
       ->capture_default_str();
   cmd->add_option("--max-steps", options.bounds.max_steps, "Most candidate cases to run")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, 1'000'000));
   cmd->add_option("--max-seconds", options.bounds.max_seconds, "Start no candidate after this many seconds")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--device", options.device, "GPU index (default 0)")->check(CLI::NonNegativeNumber);
+      ->check(finite_number(0.0, 7 * kMaxTimeoutSeconds, true));
+  cmd->add_option("--device", options.device, "GPU index (default 0)")->check(whole_number(0, 1023));
   cmd->add_option("--timeout", options.timeout_base_s, "Watchdog base limit per case in seconds (grows with size)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(finite_number(0.0, kMaxTimeoutSeconds, true));
   cmd->add_option("--out", options.out_dir,
                   "Write a report of the original's row, the shrunk case in its shrunk_repro column, here");
   cmd->add_flag("--force", options.force, "Replace a report the --out folder already holds");

@@ -89,6 +89,9 @@ CompareStats compare_impl(std::span<const double> expected, std::span<const A> a
   } else {
     s.rms_rel_err = err_norm > 0.0 ? kInf : 0.0;
   }
+  // Both norms past a double's range (double outputs near 1e154) make inf / inf: an error too large
+  // to measure is reported as unbounded, never NaN, which no threshold would catch.
+  if (std::isnan(s.rms_rel_err)) s.rms_rel_err = kInf;
   if (s.expected_norm > 0.0 && s.actual_norm > 0.0) {
     // Rounding can push the quotient a hair past +-1; 1 - cosine must not go negative in reports.
     s.cosine = std::clamp(dot / (s.expected_norm * s.actual_norm), -1.0, 1.0);

@@ -20,11 +20,19 @@ void require(bool ok, std::string_view field, std::int64_t value, std::string re
   require_field(ok, kOp, field, value, std::move(reason));
 }
 
+// A request's query length; past the end of a q list shorter than kv (which validate() refuses)
+// the plain-decode default holds, so that with_defaults can size such a problem without reading
+// past the list.
+std::int64_t q_len_or_default(const MlaDecodeProblem& p, int r) {
+  const auto i = static_cast<std::size_t>(r);
+  return i < p.q_lens.size() ? p.q_lens[i] : 1;
+}
+
 // kv_len at step s in 64 bits, for validation before the lengths are known to fit an int.
 std::int64_t wide_kv_len_at(const MlaDecodeProblem& p, int r, int s) {
   if (!active_at(p, r, s)) return 0;
   const auto i = static_cast<std::size_t>(r);
-  return std::int64_t{p.kv_lens[i]} + std::int64_t{s - join_step(p, r)} * p.q_lens[i];
+  return std::int64_t{p.kv_lens[i]} + std::int64_t{s - join_step(p, r)} * q_len_or_default(p, r);
 }
 
 std::int64_t blocks_of(const MlaDecodeProblem& p, std::int64_t kv_len) {
@@ -132,8 +140,8 @@ void validate_sequence(const MlaDecodeProblem& p) {
     if (join == leave) {
       require(kv == 0, "kv", kv, "must be 0 for a slot that is padding at every step (join == leave)" + at);
     } else {
-      require(kv >= p.q_lens[static_cast<std::size_t>(r)], "kv", kv,
-              "must be >= q_len=" + std::to_string(p.q_lens[static_cast<std::size_t>(r)]) +
+      require(kv >= q_len_or_default(p, r), "kv", kv,
+              "must be >= q_len=" + std::to_string(q_len_or_default(p, r)) +
                   " at the request's first step (a sequence's request holds its own query tokens)" + at);
       require(wide_kv_len_at(p, r, leave - 1) <= (1 << 24), "kv", kv, "grows past 2^24 tokens by its last step" + at);
     }

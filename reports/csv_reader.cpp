@@ -9,11 +9,13 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <charconv>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <fstream>
-#include <sstream>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 
@@ -44,12 +46,42 @@ int line_of_offset(const std::string& text, std::size_t offset) {
   return 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(offset), '\n'));
 }
 
+// Only a regular file of at most kMaxReportBytes is read, sized before it is read: a device or a
+// pipe (`diff /dev/zero x`) would otherwise be read until memory runs out.
 std::string read_file(const std::string& path) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    throw ReportError("cannot read " + path + ": not a regular file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ReportError("cannot read " + path + ": " + std::strerror(errno));
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return buf.str();
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) throw ReportError("cannot read " + path + ": " + ec.message());
+  if (size > kMaxReportBytes) {
+    throw ReportError(path + ": larger than the " + std::to_string(kMaxReportBytes >> 20) +
+                      " MiB a report may hold (not a report.csv?)");
+  }
+  std::string text(static_cast<std::size_t>(size), '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) throw ReportError("cannot read " + path + ": " + std::strerror(errno));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return text;
+}
+
+// A line longer than any row the writer produces is refused before the CSV parser sees it.
+void check_line_lengths(const std::string& path, const std::string& text) {
+  std::size_t start = 0;
+  int line = 1;
+  while (start < text.size()) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    if (end - start > kMaxReportLineBytes) {
+      throw ReportError(path + ":" + std::to_string(line) + ": a line longer than " +
+                        std::to_string(kMaxReportLineBytes >> 10) + " KiB (not a report.csv?)");
+    }
+    start = end + 1;
+    ++line;
+  }
 }
 
 MaskedText mask_quoted_line_breaks(const std::string& path, std::string text) {
@@ -127,9 +159,10 @@ class RowParser {
     }
     row.canaries = text(col);
     row.num_splits = number<int>(col + 1);
-    row.reference_ms = number<double>(col + 2);
-    row.device_ms = number<double>(col + 3);
-    row.wall_ms = number<double>(col + 4);
+    if (row.num_splits < 0) fail(col + 1, "is negative: a split count is >= 0");
+    row.reference_ms = magnitude(col + 2);
+    row.device_ms = magnitude(col + 3);
+    row.wall_ms = magnitude(col + 4);
     col += kTrailingColumns.size();
     for (std::string_view group : kTensorGroups) {
       parse_added_tensor_metrics(group, col, row.tensors);
@@ -147,12 +180,33 @@ class RowParser {
 
   std::string text(std::size_t col) { return std::move(fields_[col]); }
 
+  // A number as the writer prints it: never NaN (outside the cosine no column holds one; a NaN
+  // payload would make every comparison of `diff` false), and for unsigned counts digits only, not a wrapped "-1".
   template <class T>
   T number(std::size_t col) const {
     const std::string& s = fields_[col];
     T value{};
     const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
     if (s.empty() || ec != std::errc() || end != s.data() + s.size()) fail(col, "is not a number");
+    if constexpr (std::is_floating_point_v<T>) {
+      if (std::isnan(value)) fail(col, "is NaN: no report column holds one");
+    }
+    return value;
+  }
+
+  // A cosine in [-1, 1], or NaN: the one column the writer can print NaN in (compare() leaves it
+  // NaN when both norms overflow a double), and no threshold of diff or the verdict reads it.
+  double cosine(std::size_t col) const {
+    if (fields_[col] == "nan" || fields_[col] == "-nan") return std::numeric_limits<double>::quiet_NaN();
+    const double value = number<double>(col);
+    if (value < -1.0 || value > 1.0) fail(col, "is not a cosine in [-1, 1]");
+    return value;
+  }
+
+  // An error, a bound or a time: a number >= 0 (+inf allowed: an error under a zero bound).
+  double magnitude(std::size_t col) const {
+    const double value = number<double>(col);
+    if (value < 0.0) fail(col, "is negative: errors, bounds and times are >= 0");
     return value;
   }
 
@@ -166,17 +220,17 @@ class RowParser {
     }
     ComparedTensor t;
     t.name = std::string(group);
-    t.stats.max_abs_err = number<double>(col);
-    t.stats.max_rel_err = number<double>(col + 1);
-    t.stats.rms_rel_err = number<double>(col + 2);
-    t.stats.cosine = number<double>(col + 3);
+    t.stats.max_abs_err = magnitude(col);
+    t.stats.max_rel_err = magnitude(col + 1);
+    t.stats.rms_rel_err = magnitude(col + 2);
+    t.stats.cosine = cosine(col + 3);
     t.stats.mismatches = number<std::size_t>(col + 4);
     t.stats.nonfinite = number<std::size_t>(col + 5);
     t.stats.unwritten = number<std::size_t>(col + 6);
     t.stats.total = number<std::size_t>(col + 7);
-    t.tol.abs = number<double>(col + 8);
-    t.tol.rel = number<double>(col + 9);
-    t.tol.rms = number<double>(col + 10);
+    t.tol.abs = magnitude(col + 8);
+    t.tol.rel = magnitude(col + 9);
+    t.tol.rms = magnitude(col + 10);
     t.tol.rule = text(col + 11);
     out.push_back(std::move(t));
   }
@@ -243,6 +297,10 @@ CsvReport recover_csv_report(const std::string& path) {
 }
 
 CsvReport parse_csv_report(const std::string& path, std::string text) {
+  if (text.size() > kMaxReportBytes) {
+    throw ReportError(path + ": larger than the " + std::to_string(kMaxReportBytes >> 20) + " MiB a report may hold");
+  }
+  check_line_lengths(path, text);
   if (const auto bad = first_invalid_utf8(text)) {
     throw ReportError(path + ":" + std::to_string(line_of_offset(text, *bad)) + ": not UTF-8 text");
   }

@@ -1,11 +1,17 @@
 #pragma once
 // Reads report.csv back (diff, merge, the final JUnit and HTML reports, resuming a run).
+#include <cstddef>
 #include <string>
 #include <vector>
 
 #include "harness/case_result.hpp"
 
 namespace mlacheck {
+
+// Bounds on what is read, checked before the text is parsed. A report's rows are a few KiB each,
+// so 1 GiB holds several hundred thousand rows, and no row the writer produces nears 1 MiB.
+inline constexpr std::size_t kMaxReportBytes = std::size_t{1} << 30;
+inline constexpr std::size_t kMaxReportLineBytes = std::size_t{1} << 20;
 
 struct CsvReport {
   std::string path;
@@ -16,7 +22,9 @@ struct CsvReport {
 // Reads a report written by CsvReportWriter; columns may come in any order. Throws ReportError
 // naming "path:line" and the reason for a file that cannot be read, is not UTF-8, lacks or
 // changes a header column, has a row with the wrong number of fields, an unclosed quote or a
-// value that does not parse, repeats an id, or ends in a row without its line end (the run was
+// value that does not parse (NaN outside the cosine, a negative error, bound or time, a cosine
+// outside [-1, 1]), repeats an id, is no regular file, is over kMaxReportBytes or has a line over
+// kMaxReportLineBytes, or ends in a row without its line end (the run was
 // killed while writing it). Fields the CSV does not carry (norms, worst index) read as zero.
 CsvReport read_csv_report(const std::string& path);
 

@@ -102,13 +102,24 @@ void CsvReportWriter::write(const std::string& text) {
 
 void write_csv_report(const std::string& path, std::span<const CaseResult> rows) {
   const std::string partial = path + ".partial";
-  {
-    CsvReportWriter w(partial);
-    for (const CaseResult& r : rows) w.append(r);
+  // A failed write (a full disk, a folder that cannot take the rename) leaves no .partial file
+  // behind: the old report, if any, stays as it was and nothing else is new.
+  const auto remove_partial = [&] {
+    std::error_code ignored;
+    std::filesystem::remove(partial, ignored);
+  };
+  try {
+    {
+      CsvReportWriter w(partial);
+      for (const CaseResult& r : rows) w.append(r);
+    }
+    std::error_code ec;
+    std::filesystem::rename(partial, path, ec);
+    if (ec) throw ReportError("cannot write " + path + ": " + ec.message());
+  } catch (...) {
+    remove_partial();
+    throw;
   }
-  std::error_code ec;
-  std::filesystem::rename(partial, path, ec);
-  if (ec) throw ReportError("cannot write " + path + ": " + ec.message());
 }
 
 }  // namespace mlacheck

@@ -14,6 +14,17 @@ namespace mlacheck::scenarios {
 
 namespace {
 
+// The paths a row can record as taken (CaseResult::path): the two mla_decode paths of the built-in
+// backend, its kv_gather pipeline, and "plugin" for a backend plugin's rows. A path cell outside
+// these would never match, so a typo is refused when the table is read.
+constexpr std::string_view kTakenPaths[] = {"split_kv", "persistent", "gather", "plugin"};
+
+std::string taken_paths_text() {
+  std::string out;
+  for (std::string_view p : kTakenPaths) out += (out.empty() ? "" : ", ") + std::string(p);
+  return out;
+}
+
 std::optional<int> optional_int(const CellReader& row, std::string_view column) {
   if (row.empty(column)) return std::nullopt;
   return static_cast<int>(
@@ -36,6 +47,9 @@ KnownBug to_known_bug(const CsvTable& table, const CsvRow& csv) {
     }
   });
   bug.path = std::string(row.text("path"));
+  if (!bug.path.empty() && std::find(std::begin(kTakenPaths), std::end(kTakenPaths), bug.path) == std::end(kTakenPaths)) {
+    row.fail("path", "'" + bug.path + "' is not a path a case takes (" + taken_paths_text() + "); leave it empty for any path");
+  }
   bug.backend = std::string(row.text("backend"));
   bug.platform = std::string(row.text("platform"));
   bug.rank_heads = optional_int(row, "rank_heads");

@@ -16,6 +16,14 @@ gone. This check reads each doc given (Markdown) and reports, as `doc:line: ...`
   `mlacheck.plan(...)`: the last name before the parenthesis) that no source file (*.cpp *.hpp *.h
   *.hip *.cu *.c *.py, and CMake files for CMake's own functions) mentions as a word.
 
+A doc with a layers table (a Markdown table whose header has the columns `folder`, `library` and
+`depends on`, as docs/design.md's) has its arrows checked against the sources' #include lines:
+every header a layer's code includes (tests/ folders aside) must belong to the layer itself or to
+one its `depends on` cell names (by the last part of its folder: `core`, `platform`, `harness`;
+`all device/ parts` and `everything above` name what they say), and a layer named there as
+`X privately` must not be included by the public headers (*.hpp, *.h) of the layer. Each breach is
+reported as `doc:line: layer ...` at the table's row.
+
 Usage: check_doc_names.py [--root DIR] DOC...
 Exit status: 0 when every name exists, 1 when one does not (each printed), 2 for bad usage.
 """
@@ -152,6 +160,110 @@ def code_lines(text):
         yield number, line
 
 
+TABLE_ROW = re.compile(r"^\|(.*)\|\s*$")
+INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
+HEADER_EXTENSIONS = (".hpp", ".h")
+CODE_EXTENSIONS = (".cpp", ".hpp", ".h", ".hip", ".cu", ".c")
+
+
+def cells(line):
+    return [c.strip() for c in TABLE_ROW.match(line).group(1).split("|")]
+
+
+def layers_table(text):
+    """The rows of a layers table as (line number, folder, depends-on cell), in table order."""
+    rows, columns = [], None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not TABLE_ROW.match(line):
+            columns = None
+            continue
+        row = cells(line)
+        if columns is None:
+            lowered = [c.lower() for c in row]
+            if {"folder", "library", "depends on"} <= set(lowered):
+                columns = {name: lowered.index(name) for name in ("folder", "library", "depends on")}
+            continue
+        if set("".join(row)) <= set("-: "):
+            continue
+        folder = row[columns["folder"]].strip("`").strip()
+        if folder.endswith("/") and "mlacheck_" in row[columns["library"]]:
+            rows.append((number, folder, row[columns["depends on"]]))
+    return rows
+
+
+def short_name(folder):
+    return folder.rstrip("/").split("/")[-1]
+
+
+def layer_of(path, folders):
+    """The layer folder a repository path belongs to: the longest folder it lies in."""
+    owners = [f for f in folders if path.startswith(f)]
+    return max(owners, key=len) if owners else None
+
+
+def named_layers(index, rows):
+    """The layer folders a row's `depends on` cell names."""
+    _, folder, cell = rows[index]
+    words = set(WORD.findall(cell.lower()))
+    named = set()
+    for k, (_, other, _) in enumerate(rows):
+        if other == folder:
+            continue
+        if (short_name(other) in words or ("all device/ parts" in cell and other.startswith("device/"))
+                or ("everything above" in cell and k < index)):
+            named.add(other)
+    return named
+
+
+def reachable_layers(rows):
+    """Each layer's dependencies by the table: those its cell names and, through them, theirs."""
+    direct = {folder: named_layers(k, rows) for k, (_, folder, _) in enumerate(rows)}
+    closure = {}
+    for folder in direct:
+        seen, todo = set(), list(direct[folder])
+        while todo:
+            dep = todo.pop()
+            if dep not in seen:
+                seen.add(dep)
+                todo.extend(direct.get(dep, ()))
+        closure[folder] = seen
+    return closure
+
+
+def private_layers(cell):
+    return set(re.findall(r"(\w+) privately", cell))
+
+
+def layering_problems(shown, text, tree, root):
+    """One problem per undeclared arrow (layer -> layer, with the first include that makes it)."""
+    rows = layers_table(text)
+    folders = [folder for _, folder, _ in rows]
+    reachable = reachable_layers(rows)
+    problems = []
+    for number, folder, cell in rows:
+        breaches = {}
+        for path in sorted(tree.files):
+            if layer_of(path, folders) != folder or "/tests/" in "/" + path or not path.endswith(CODE_EXTENSIONS):
+                continue
+            with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
+                includes = INCLUDE.findall(f.read())
+            for included in includes:
+                dep = layer_of(included, folders)
+                if dep is None or dep == folder:
+                    continue
+                if dep not in reachable[folder]:
+                    breaches.setdefault(("undeclared", dep), "%s includes %s" % (path, included))
+                elif short_name(dep) in private_layers(cell) and path.endswith(HEADER_EXTENSIONS):
+                    breaches.setdefault(("public", dep), "%s includes %s" % (path, included))
+        for (kind, dep), example in breaches.items():
+            if kind == "undeclared":
+                why = "depends on %s, which its 'depends on' cell does not name (directly or through the layers it names)" % dep
+            else:
+                why = "its public headers include %s, which its 'depends on' cell calls private" % dep
+            problems.append("%s:%d: layer %s %s: %s" % (shown, number, folder, why, example))
+    return problems
+
+
 def check(doc, tree, root):
     problems = []
     with open(doc, encoding="utf-8") as f:
@@ -163,7 +275,7 @@ def check(doc, tree, root):
             problems.append("%s:%d: path '%s' is not in the tree" % (shown, number, path))
         for function in dict.fromkeys(missing_functions(line, tree)):
             problems.append("%s:%d: function '%s' is in no source file" % (shown, number, function))
-    return problems
+    return problems + layering_problems(shown, text, tree, root)
 
 
 def main(argv):
@@ -186,9 +298,9 @@ def main(argv):
     for problem in problems:
         print(problem)
     if problems:
-        print("FAIL: %d name(s) in the docs are not in the tree" % len(problems))
+        print("FAIL: %d problem(s): names not in the tree, or layer arrows the table does not state" % len(problems))
         return 1
-    print("PASS: every path and function the docs name exists (%d doc(s))" % len(args.docs))
+    print("PASS: every path and function the docs name exists, every layer arrow is stated (%d doc(s))" % len(args.docs))
     return 0
 
 

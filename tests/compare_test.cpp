@@ -39,6 +39,15 @@ TEST(Compare, HandComputedMetrics) {
   EXPECT_FALSE(within(s, tol(0.1, 0.1)));
 }
 
+// Outputs near a double's limit overflow both norms: the rms error is unbounded, never NaN (which
+// every threshold would let pass, and a report refuses).
+TEST(Compare, OverflowingNormsGiveAnUnboundedRmsErrorNotNaN) {
+  const std::vector<double> expected = {1e200, -1e200};
+  const std::vector<double> actual = {-1e200, 1e200};
+  const CompareStats s = compare(expected, actual, tol(0.0, 0.0));
+  EXPECT_TRUE(std::isinf(s.rms_rel_err)) << s.rms_rel_err;
+}
+
 TEST(Compare, BoundIsInclusiveAndRelativeToTheReference) {
   const std::vector<double> e = {2.0, -4.0};
   const std::vector<float> a = {2.5f, -4.75f};  // errors 0.5 and 0.75: exactly abs + rel*|e|

@@ -91,6 +91,27 @@ TEST(MlaSequence, ValidationNamesTheField) {
   EXPECT_EQ(rejected_field(one), "join");
 }
 
+// A q list shorter than kv is refused by validate(), but with_defaults sizes the pool first: it
+// must read no q length past the list (valgrind found a heap read there, issue 37) and size it as
+// plain decode, q=1.
+TEST(MlaSequence, AShortQListIsSizedAsPlainDecodeAndRefusedByName) {
+  MlaDecodeProblem short_q;
+  short_q.kv_lens.assign(100, 3000);
+  short_q.q_lens = {1};
+  short_q.steps = 2;
+  MlaDecodeProblem plain = short_q;
+  plain.q_lens.assign(100, 1);
+  EXPECT_EQ(sequence_peak_blocks(short_q), sequence_peak_blocks(plain));
+  short_q.q_lens = {7};
+  EXPECT_EQ(sequence_peak_blocks(short_q), sequence_peak_blocks(plain));
+  try {
+    parse_mla_decode("mla_decode:name=a;kv=100*3000;q=1;steps=2");
+    FAIL() << "a q list of 1 request for 100 was accepted";
+  } catch (const InvalidProblem& e) {
+    EXPECT_EQ(e.field(), "q");
+  }
+}
+
 TEST(MlaSequence, ReproRoundTripsAndOneStepStringsAreUnchanged) {
   const MlaDecodeProblem p = join_and_leave();
   const std::string text = to_repro(p);

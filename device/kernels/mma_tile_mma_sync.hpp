@@ -84,7 +84,7 @@ __device__ inline void mma_m16n8k16(float& d0, float& d1, float& d2, float& d3, 
 // Hopper's wgmma ones) keep about 13 mantissa bits of an accumulator they are given
 // (SageAttention2, DeepSeek-V3 3.5.2), so the running sum never goes through them. Hopper has no
 // fp8 mma.sync: ptxas lowers this to f16 unpacks of the fragments and two f16 products
-// (docs/performance.md, note 8).
+// (CHANGELOG.md, note 8).
 __device__ inline void mma_m16n8k32_e4m3(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
                                          std::uint32_t b1) {
   asm volatile(

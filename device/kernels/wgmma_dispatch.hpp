@@ -53,7 +53,7 @@ constexpr bool wgmma_kernel_fits(const WgmmaCandidate& c) {
 // The persistent kernel takes the Hopper attention at Lv 256 only: at Lv 512 its work loop's
 // registers on top of the attention's 254 spilled 456 bytes a thread, and the H100 ran two-row-tile
 // groups 1.5 times slower than the portable kernel and four-row-tile ones no faster
-// (docs/performance.md, note 9); at Lv 256 it is 1.3 times faster.
+// (CHANGELOG.md, note 9); at Lv 256 it is 1.3 times faster.
 inline constexpr int kPersistentWgmmaMaxLv = 256;
 
 // fp8 caches (Lv 512 only) therefore stay on the portable persistent kernel.

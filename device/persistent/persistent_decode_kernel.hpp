@@ -46,7 +46,7 @@ struct PersistentParams {
 
 // The work loop's registers leave none for the fp8 score products' temporaries: with them the fp8
 // instances spilled 40-296 bytes and ran 1.4 times slower on the H100 than with the keys widened
-// (docs/performance.md, note 8), so this kernel widens them.
+// (CHANGELOG.md, note 8), so this kernel widens them.
 inline constexpr bool kPersistentFp8Products = false;
 
 // The work loop both persistent kernels run: every row group of every item of this block's work

@@ -168,6 +168,13 @@ TEST(MalformedKnownBugTable, DuplicateIdAndBadCellsNameTheirPlace) {
                 .find(":2: column 'case': malformed repro string: 'mha' is not one of mla_decode, kv_gather"),
             std::string::npos);
   EXPECT_NE(error_of("id,reference,case\n").find(":1: column 'path': missing from the header"), std::string::npos);
+  // A typo in the path cell would never match any row: refused with the paths there are.
+  EXPECT_NE(error_of(kHeader + "a,,mla_decode:,split-kv,,,,,\n")
+                .find(":2: column 'path': 'split-kv' is not a path a case takes (split_kv, persistent, gather, plugin)"),
+            std::string::npos);
+  for (const char* path : {"split_kv", "persistent", "gather", "plugin", ""}) {
+    EXPECT_EQ(error_of(kHeader + "a,,mla_decode:," + path + ",,,,,\n"), "no error") << path;
+  }
 }
 
 // A malformed pattern names its line, the case column and the key: the operation's keys and the

@@ -44,6 +44,40 @@ for expected in "bad.md:3: path 'harness/no_such_driver.hpp'" "bad.md:3: functio
 done
 printf '%s\n' "$out" | grep -q "prepare_case" && fail "an existing function was reported: $out"
 
+# Layer arrows: a tree of three layers, where high/ includes low/ from a public header and mid/
+# includes nothing. A table stating the arrow passes; one that leaves it out, or calls low/
+# private to high/, fails at the row.
+tree="$work/tree"
+mkdir -p "$tree/low" "$tree/mid" "$tree/high/tests"
+echo 'int low();' > "$tree/low/a.hpp"
+echo '#include "low/a.hpp"' > "$tree/high/b.hpp"
+echo '#include "high/b.hpp"' > "$tree/high/tests/t.cpp"
+echo 'int mid();' > "$tree/mid/c.cpp"
+layers() {
+  printf '# Layers\n\n| folder | library | holds | depends on |\n|---|---|---|---|\n'
+  printf '| low/ | `mlacheck_low` | a | standard library |\n'
+  printf '| mid/ | `mlacheck_mid` | b | low |\n'
+  printf '| high/ | `mlacheck_high` | c | %s |\n' "$1"
+}
+layers "mid" > "$work/layers_through.md"    # high -> mid -> low: stated through mid
+layers "low" > "$work/layers_direct.md"
+layers "standard library" > "$work/layers_missing.md"
+layers "mid (low privately)" > "$work/layers_private.md"
+for doc in layers_through layers_direct; do
+  out=$("$python" "$src/scripts/check_doc_names.py" --root "$tree" "$work/$doc.md" 2>&1) || fail "$doc: $out"
+done
+rc=0
+out=$("$python" "$src/scripts/check_doc_names.py" --root "$tree" "$work/layers_missing.md" 2>&1) || rc=$?
+[ $rc -eq 1 ] || fail "exit $rc (expected 1) for an undeclared layer arrow: $out"
+printf '%s\n' "$out" | grep -qF "layers_missing.md:7: layer high/ depends on low/, which its 'depends on' cell does not name" \
+  || fail "the undeclared arrow high/ -> low/ was not reported at its row: $out"
+printf '%s\n' "$out" | grep -q "tests/t.cpp" && fail "a tests/ folder's include was counted: $out"
+rc=0
+out=$("$python" "$src/scripts/check_doc_names.py" --root "$tree" "$work/layers_private.md" 2>&1) || rc=$?
+[ $rc -eq 1 ] || fail "exit $rc (expected 1) for a private layer in a public header: $out"
+printf '%s\n' "$out" | grep -qF "layers_private.md:7: layer high/ its public headers include low/, which its 'depends on' cell calls private: high/b.hpp" \
+  || fail "the public include of a private layer was not reported: $out"
+
 # Bad usage: a doc that does not exist.
 rc=0
 "${check[@]}" "$work/missing.md" > /dev/null 2>&1 || rc=$?
