@@ -40,10 +40,11 @@ KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, const Scenari
 
 namespace {
 
-// A settled clean row SKIPPED although a backend was made: not enough memory, or a refusal by an
-// external backend (plan/case_settle.hpp): the scenario was not checked, which is no failure.
+// A settled clean row SKIPPED although a backend was made (any skip reason but no_device): not
+// enough memory, or a refusal by an external backend (plan/case_settle.hpp): the scenario was not
+// checked, which is no failure.
 bool not_checked(const CaseResult& clean) {
-  return clean.state == ResultState::skipped && (clean.skipped_for_memory || !clean.backend.empty());
+  return clean.state == ResultState::skipped && clean.skip_reason != SkipReason::no_device;
 }
 
 }  // namespace
