@@ -150,8 +150,8 @@ class RowParser {
   std::string text(std::size_t col) { return std::move(fields_[col]); }
 
   template <class Kind>
-  Kind kind(std::size_t col, std::optional<Kind> (*parse)(std::string_view), const char* names) const {
-    const auto value = parse(fields_[col]);
+  Kind kind(std::size_t col, std::optional<Kind> (*parse_kind)(std::string_view), const char* names) const {
+    const auto value = parse_kind(fields_[col]);
     if (!value) fail(col, std::string("is not one of ") + names);
     return *value;
   }
