@@ -68,7 +68,7 @@ int main(void) {
     const char *header = NULL, *record = NULL, *state = NULL;
     OK(mlacheck_shrink_verdict(shrink, 0, &v));
     OK(mlacheck_verdict_csv(v, &header, &record));
-    CHECK(strstr(header, ",shrunk_repro\n") != NULL);
+    CHECK(strstr(header, ",shrunk_repro,skip_reason,error_kind,fail_kind,caught_by\n") != NULL);
     CHECK(strstr(record, shrunk) != NULL && strstr(record, "kv=21,3,9,40;") != NULL);
     mlacheck_verdict_free(v);
     OK(mlacheck_shrink_verdict(shrink, 1, &v));
