@@ -138,7 +138,7 @@ TEST(KillMatrix, ACleanRunSkippedForMemoryIsUncheckedNotAProblem) {
 TEST(KillMatrix, AFaultMustBeCaughtTheWayItIsDesignedToBe) {
   EXPECT_TRUE(kill_matrix_problems(one_row(passed(), failed_on("O", 4, 0), {CatchKind::comparison})).empty());
   const auto crashed = kill_matrix_problems(
-      one_row(passed(), errored(process_died_reason("the case's process", "signal 11 (Segmentation fault)")),
+      one_row(passed(), errored(ErrorKind::crashed, process_died_reason("the case's process", "signal 11 (Segmentation fault)")),
               {CatchKind::comparison}));
   ASSERT_EQ(crashed.size(), 1u);
   EXPECT_EQ(crashed[0],
