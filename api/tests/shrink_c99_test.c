@@ -54,7 +54,7 @@ int main(void) {
   OK(mlacheck_shrink_run(kRepro, 200, 600.0, judge, &s, &shrink));
   OK(mlacheck_shrink_summary(shrink, &original, &shrunk, &failure, &stop));
   OK(mlacheck_shrink_counts(shrink, &run, &steps, &seconds));
-  CHECK(strcmp(failure, "ERRORED kernel launch failed") == 0);
+  CHECK(strcmp(failure, "ERRORED backend_exception: kernel launch failed") == 0);
   CHECK(strcmp(stop, "minimal") == 0);
   CHECK(strstr(original, "kv=21,3,9,40;") != NULL);
   CHECK(strstr(shrunk, ";kv=1*2;") != NULL || strstr(shrunk, ";kv=1,1;") != NULL);

@@ -234,7 +234,7 @@ TEST(CsvReport, DamageIsReportedWithFileLineAndReason) {
   EXPECT_EQ(damaged(dir, [](std::string& t) { t.replace(t.find(",o_cosine,"), 10, ",o_cos,"); }),
             f + ":1: header has unknown column 'o_cos'");
   EXPECT_EQ(damaged(dir, [](std::string& t) { t.insert(nth_line(t, 3), "x,y,z\n"); }),
-            f + ":3: fewer fields than the 74 columns");
+            f + ":3: fewer fields than the 78 columns");
   EXPECT_EQ(damaged(dir, [](std::string& t) { t.replace(t.find(",FAILED,"), 8, ",FAIL,"); }),
             f + ":3: column 'state': 'FAIL' is not a result state (PASSED, FAILED, ERRORED, SKIPPED, MISTRUSTED, KNOWN_BUG)");
   EXPECT_EQ(damaged(dir, [](std::string& t) { t.replace(t.rfind(",1.5,"), 4, ",1.5x"); }),
@@ -369,9 +369,9 @@ TEST(CsvReport, ADiagnosisCellWithoutItsTensorIsDamage) {
   ScratchDir dir;
   std::string text = slurp(MLACHECK_SOURCE_DIR "/reports/tests/data/base.csv");
   // The kv_gather row: wall_ms 1.5, then o_ and lse_ (empty: it has no O or LSE), k_ and v_.
-  const std::string gather_tail = ",1.5,,,,,0,,0,,\n";
+  const std::string gather_tail = ",1.5,,,,,0,,0,,,,,,\n";
   ASSERT_NE(text.find(gather_tail), std::string::npos);
-  text.replace(text.find(gather_tail), gather_tail.size(), ",1.5,1,,,,0,,0,,\n");
+  text.replace(text.find(gather_tail), gather_tail.size(), ",1.5,1,,,,0,,0,,,,,,\n");
   spit(dir.file("report.csv"), text);
   EXPECT_EQ(error_of(dir.file("report.csv")),
             dir.file("report.csv") + ":5: column 'o_nan_written': '1' is set while the o_ columns are empty");
