@@ -62,6 +62,9 @@ struct mlacheck_outcome {
   std::string backend, backend_version, device, path;
   double device_ms = 0.0, wall_ms = 0.0;
   std::optional<std::string> skipped, errored;
+  // Their kinds (mlacheck_outcome_set_skip_reason / _set_error_kind); these unless the caller says.
+  mlacheck::SkipReason skip_reason = mlacheck::SkipReason::unsupported;
+  mlacheck::ErrorKind error_kind = mlacheck::ErrorKind::backend_exception;
   bool has_o = false;
   std::vector<float> o;
   std::vector<std::uint8_t> o_unwritten;
@@ -76,6 +79,7 @@ struct mlacheck_outcome {
 struct mlacheck_verdict {
   mlacheck::CaseResult row;
   std::string state, header, record;
+  mutable std::string caught_by;  // mlacheck_verdict_disposition's text of caught_by(row)
 };
 
 struct mlacheck_report {

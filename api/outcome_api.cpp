@@ -45,13 +45,11 @@ mlacheck::CaseResult judge_mla(mlacheck_outcome& o) {
   mlacheck::CaseResult row = c.prepared.row;
   fill_backend(o, row);
   if (o.skipped) {
-    row.state = mlacheck::ResultState::skipped;
-    row.reason = *o.skipped;
+    mlacheck::set_skipped(row, o.skip_reason, *o.skipped);
     return row;
   }
   if (o.errored) {
-    row.state = mlacheck::ResultState::errored;
-    row.reason = *o.errored;
+    mlacheck::set_errored(row, o.error_kind, *o.errored);
     return row;
   }
   if (mlacheck::is_sequence(c.prepared.problem)) {
@@ -68,6 +66,7 @@ mlacheck::CaseResult judge_mla(mlacheck_outcome& o) {
   const double earlier_oracle_ms = c.prepared.ready_for_device ? c.prepared.row.reference_ms : 0.0;
   if (!mlacheck::api::ensure_oracle(&c)) {
     row.state = c.prepared.row.state;
+    row.error_kind = c.prepared.row.error_kind;
     row.reason = c.prepared.row.reason;
     return row;
   }
@@ -99,8 +98,12 @@ mlacheck::CaseResult judge_other(const mlacheck_outcome& o) {
   row.op = std::string(mlacheck::op_of_repro(c.run_case.repro));
   row.repro = c.run_case.repro;
   fill_backend(o, row);
-  row.state = mlacheck::ResultState::skipped;
-  row.reason = o.skipped ? *o.skipped : c.unsupported_reason;
+  // The caller's own refusal keeps its kind; else this route does not run the case's kind.
+  if (o.skipped) {
+    mlacheck::set_skipped(row, o.skip_reason, *o.skipped);
+  } else {
+    mlacheck::set_skipped(row, mlacheck::SkipReason::not_checked_by_policy, c.unsupported_reason);
+  }
   return row;
 }
 
@@ -172,6 +175,34 @@ mlacheck_status mlacheck_outcome_set_errored(mlacheck_outcome* o, const char* re
     const std::string why = text(reason);
     if (why.empty()) throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT, "an errored case needs a reason");
     o->errored = why;
+  });
+}
+
+mlacheck_status mlacheck_outcome_set_skip_reason(mlacheck_outcome* o, const char* kind) {
+  return api_call("mlacheck_outcome_set_skip_reason", [&] {
+    require(o, "outcome");
+    const std::string name = text(kind);
+    const auto why = mlacheck::parse_skip_reason(name);
+    if (!why || *why == mlacheck::SkipReason::none || *why == mlacheck::SkipReason::unknown) {
+      throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT,
+                     "skip reason '" + name + "' is not unsupported, not_enough_memory, no_device or not_checked_by_policy");
+    }
+    o->skip_reason = *why;
+  });
+}
+
+mlacheck_status mlacheck_outcome_set_error_kind(mlacheck_outcome* o, const char* kind) {
+  return api_call("mlacheck_outcome_set_error_kind", [&] {
+    require(o, "outcome");
+    const std::string name = text(kind);
+    const auto what = mlacheck::parse_error_kind(name);
+    if (!what || *what == mlacheck::ErrorKind::none || *what == mlacheck::ErrorKind::unknown) {
+      throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT,
+                     "error kind '" + name +
+                         "' is not crashed, timed_out, device_lost, backend_exception, harness_error or "
+                         "backend_not_started");
+    }
+    o->error_kind = *what;
   });
 }
 

@@ -43,6 +43,21 @@ mlacheck_status mlacheck_verdict_is_failure(const mlacheck_verdict* v, int32_t* 
   });
 }
 
+mlacheck_status mlacheck_verdict_disposition(const mlacheck_verdict* v, const char** skip_reason,
+                                            const char** error_kind, const char** fail_kind, const char** caught_by) {
+  return api_call("mlacheck_verdict_disposition", [&] {
+    const mlacheck::CaseResult& row = require(v, "verdict")->row;
+    // The names are string literals (core/disposition.cpp): NUL-terminated and never freed.
+    if (skip_reason != nullptr) *skip_reason = mlacheck::to_string(row.skip_reason).data();
+    if (error_kind != nullptr) *error_kind = mlacheck::to_string(row.error_kind).data();
+    if (fail_kind != nullptr) *fail_kind = mlacheck::to_string(row.fail_kind).data();
+    if (caught_by != nullptr) {
+      v->caught_by = mlacheck::to_string(mlacheck::caught_by(row));
+      *caught_by = v->caught_by.c_str();
+    }
+  });
+}
+
 mlacheck_status mlacheck_verdict_csv(const mlacheck_verdict* v, const char** header, const char** record) {
   return api_call("mlacheck_verdict_csv", [&] {
     require(header, "header");

@@ -106,17 +106,17 @@ class Isolation {
     arm(p);
   }
 
-  void lose_front(Process& p, const std::string& reason) {
+  void lose_front(Process& p, ErrorKind kind, const std::string& reason) {
     const std::size_t i = p.pending.front();
     p.pending.pop_front();
-    on_row_(i, lost_case_row(cases_[i].stub, reason));
+    on_row_(i, lost_case_row(cases_[i].stub, kind, reason));
   }
 
   void take_rows(Process& p) {
     for (RowFrame& f : take_row_frames(p.buffer)) {
       // Rows come in the order sent; a case before this one was skipped and has no row.
       while (!p.pending.empty() && p.pending.front() != f.index) {
-        lose_front(p, options_.process_name + " skipped this case");
+        lose_front(p, ErrorKind::harness_error, options_.process_name + " skipped this case");
       }
       if (p.pending.empty()) throw std::runtime_error("a row of a case not given to this process");
       p.pending.pop_front();
@@ -134,7 +134,7 @@ class Isolation {
     const int status = reap(p.child);
     const bool stopped_on_purpose = WIFEXITED(status) && WEXITSTATUS(status) == 0 && p.sent_rows;
     if (!p.pending.empty() && !stopped_on_purpose) {
-      lose_front(p, process_died_reason(options_.process_name, describe_exit(status)));
+      lose_front(p, ErrorKind::crashed, process_died_reason(options_.process_name, describe_exit(status)));
     }
     start(p);
   }
@@ -165,7 +165,7 @@ class Isolation {
             take_rows(p);
           } catch (const std::exception& e) {
             kill_and_reap(p.child);
-            if (!p.pending.empty()) lose_front(p, process_died_reason(options_.process_name, std::string("a garbled row: ") + e.what()));
+            if (!p.pending.empty()) lose_front(p, ErrorKind::crashed, process_died_reason(options_.process_name, std::string("a garbled row: ") + e.what()));
             start(p);
           }
           continue;
@@ -176,7 +176,7 @@ class Isolation {
       }
       if (Clock::now() >= p.deadline && !p.pending.empty()) {
         kill_and_reap(p.child);
-        lose_front(p, watchdog_reason(cases_[p.pending.front()].timeout_s, options_.process_name));
+        lose_front(p, ErrorKind::timed_out, watchdog_reason(cases_[p.pending.front()].timeout_s, options_.process_name));
         start(p);
       }
     }
@@ -192,10 +192,9 @@ class Isolation {
 
 }  // namespace
 
-CaseResult lost_case_row(const CaseResult& stub, const std::string& reason) {
+CaseResult lost_case_row(const CaseResult& stub, ErrorKind kind, const std::string& reason) {
   CaseResult row = stub;
-  row.state = ResultState::errored;
-  row.reason = reason;
+  set_errored(row, kind, reason);
   return row;
 }
 
@@ -214,8 +213,7 @@ CaseResult run_isolated_case(const IsolatedCase& c, const std::function<CaseResu
         try {
           row = job();
         } catch (const std::exception& e) {
-          row.state = ResultState::errored;
-          row.reason = e.what();
+          set_errored(row, ErrorKind::harness_error, e.what());
         }
         send(0, row);
       },

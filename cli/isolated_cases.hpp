@@ -63,6 +63,6 @@ CaseResult run_case_isolated(const CaseProblem& c, const FaultSet& faults, int d
                              const std::string& backend_spec = "hip");
 
 // The row of a case whose process ended without it: `stub` made ERRORED with `reason`.
-CaseResult lost_case_row(const CaseResult& stub, const std::string& reason);
+CaseResult lost_case_row(const CaseResult& stub, ErrorKind kind, const std::string& reason);
 
 }  // namespace mlacheck::cli

@@ -22,7 +22,7 @@ endfunction()
 # A scratch folder with a report cut mid-row, as a killed run would leave it, and a report that
 # lacks the last case of base.csv.
 add_test(NAME cli.report_commands.setup
-         COMMAND sh -c "rm -rf '${_work}' && mkdir -p '${_work}' && head -c 900 '${_data}/base.csv' > '${_work}/torn.csv' && head -n 5 '${_data}/base.csv' > '${_work}/subset.csv' && cp '${_data}/base.csv' '${_work}/shard.csv'")
+         COMMAND sh -c "rm -rf '${_work}' && mkdir -p '${_work}' && head -c 1000 '${_data}/base.csv' > '${_work}/torn.csv' && head -n 5 '${_data}/base.csv' > '${_work}/subset.csv' && cp '${_data}/base.csv' '${_work}/shard.csv'")
 set_tests_properties(cli.report_commands.setup PROPERTIES FIXTURES_SETUP report_commands_work)
 
 mlacheck_cli_test(cli.diff.same_report 0 "^0 regressed cases: 0 of 5 in both reports, 0 missing" diff ${_data}/base.csv ${_data}/base.csv)

@@ -23,8 +23,7 @@ std::size_t parse_index(std::string_view text, const char* what) {
 
 std::string encode_row_frame(std::size_t index, const CaseResult& row) {
   const std::string csv = csv_header() + csv_record(row);
-  return "row " + std::to_string(index) + " " + std::to_string(csv.size()) + (row.skipped_for_memory ? " memory" : "") +
-         "\n" + csv;
+  return "row " + std::to_string(index) + " " + std::to_string(csv.size()) + "\n" + csv;
 }
 
 std::vector<RowFrame> take_row_frames(std::string& buffer) {
@@ -39,15 +38,11 @@ std::vector<RowFrame> take_row_frames(std::string& buffer) {
       throw std::runtime_error("a case's process sent something that is not a row frame: '" + std::string(head.substr(0, 60)) + "'");
     }
     const std::size_t index = parse_index(head.substr(4, space - 4), "row frame index");
-    std::string_view size_field = head.substr(space + 1);
-    const bool memory = size_field.ends_with(" memory");
-    if (memory) size_field.remove_suffix(std::string_view(" memory").size());
-    const std::size_t bytes = parse_index(size_field, "row frame size");
+    const std::size_t bytes = parse_index(head.substr(space + 1), "row frame size");
     if (buffer.size() - (eol + 1) < bytes) break;  // the rest has not arrived yet
     CsvReport report = parse_csv_report("row frame " + std::to_string(index), buffer.substr(eol + 1, bytes));
     if (report.rows.size() != 1) throw std::runtime_error("a row frame does not hold exactly one row");
     frames.push_back({index, std::move(report.rows.front())});
-    frames.back().row.skipped_for_memory = memory;
     pos = eol + 1 + bytes;
   }
   buffer.erase(0, pos);

@@ -1,8 +1,8 @@
 #pragma once
 // How a row crosses from an isolated case's process to the parent (cli/isolated_cases.hpp):
-//   row <index> <bytes>[ memory]\n<report CSV: header + one record>
+//   row <index> <bytes>\n<report CSV: header + one record>
 // A row travels as report CSV so that every field a report carries survives the trip exactly as
-// it will be written.
+// it will be written, its typed disposition included (skip_reason, error_kind, fail_kind).
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -11,9 +11,7 @@
 
 namespace mlacheck::cli {
 
-// "row <index> <bytes>[ memory]\n" and the row as CSV (header and record). The report's columns
-// leave out that admission skipped the row for lack of memory; " memory" carries it, since a
-// resource skip is settled unlike a refusal (plan/case_settle.hpp, the kill matrix).
+// "row <index> <bytes>\n" and the row as CSV (header and record).
 std::string encode_row_frame(std::size_t index, const CaseResult& row);
 
 struct RowFrame {

@@ -50,7 +50,7 @@ void run_worker_cases(const RunWorkerOptions& options, const std::vector<RunCase
     run_cases(cases, backend.backend.get(), backend.reason, {}, PrefetchOptions{options.lookahead},
               [&](std::size_t k, CaseResult row) {
                 send(device_cases[k], row);
-                if (row.device_lost) throw DeviceLost{};
+                if (row.error_kind == ErrorKind::device_lost) throw DeviceLost{};
               });
   } catch (const DeviceLost&) {
   }

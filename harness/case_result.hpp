@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/compare.hpp"
+#include "core/disposition.hpp"
 #include "core/result.hpp"
 
 namespace mlacheck {
@@ -22,7 +24,12 @@ struct CaseResult {
   std::string path;               // the decode path taken ("split_kv", "persistent"), "gather", "oracle"
   std::string faults;             // switched-on faults, comma-separated; empty for a correct pipeline
   ResultState state = ResultState::passed;
-  std::string reason;  // empty when PASSED
+  std::string reason;  // empty when PASSED; human text only: nothing reads a kind back out of it
+  // The typed disposition (core/disposition.hpp): set by whoever sets the state, settled by
+  // plan/case_settle.hpp; none where the state needs no kind.
+  SkipReason skip_reason = SkipReason::none;  // SKIPPED: why it was not checked
+  ErrorKind error_kind = ErrorKind::none;     // ERRORED (and a KNOWN_BUG row that was): what made it
+  FailKind fail_kind = FailKind::none;        // FAILED (and a KNOWN_BUG row that was): why
   std::vector<ComparedTensor> tensors;
   std::string canaries = "n/a";  // "ok", "broken: <buffer>(<side>)...", or "n/a" when nothing ran
   // Issue 28 item 3: the smallest case that still fails the same way, when this failing case was
@@ -32,13 +39,19 @@ struct CaseResult {
   double reference_ms = 0.0;
   double device_ms = 0.0;
   double wall_ms = 0.0;
-  // Not reported: the GPU context is unusable after this case (a sticky fault), so the process
-  // that ran it must not run another (it stops, and the case isolation starts a fresh one).
-  bool device_lost = false;
-  // Not reported: admission found too little free memory for this case (Backend::lacks_memory), so
-  // it stays SKIPPED whatever its origin (plan/case_settle.hpp).
-  bool skipped_for_memory = false;
 };
+
+// The row's state and kinds in one step, so no producer sets one without the other.
+inline void set_skipped(CaseResult& row, SkipReason why, std::string reason) {
+  row.state = ResultState::skipped;
+  row.skip_reason = why;
+  row.reason = std::move(reason);
+}
+inline void set_errored(CaseResult& row, ErrorKind kind, std::string reason) {
+  row.state = ResultState::errored;
+  row.error_kind = kind;
+  row.reason = std::move(reason);
+}
 
 // How much of its rms bound the row's worst tensor used: rms_rel_err / tol_rms (0 when nothing
 // was compared, +inf for any error under a zero bound). Inline: reports/ uses it without linking
@@ -51,6 +64,23 @@ inline double bound_used(const CaseResult& row) {
     worst = std::max(worst, used);
   }
   return worst;
+}
+
+// How the row shows a fault (core/disposition.hpp's catch_kinds), from its typed fields: a guard
+// for broken canaries or unwritten elements, a comparison for a tensor with mismatches, NaN/Inf or
+// an rms error over its bound. Inline: reports/ writes it without linking the harness.
+inline bool shows_wrong_numbers(const ComparedTensor& t) {
+  return t.stats.mismatches > 0 || t.stats.nonfinite > 0 || t.stats.rms_rel_err > t.tol.rms;
+}
+// The canaries column is "broken: <buffer>(<side>)..." exactly when a guard was overwritten.
+inline bool canaries_broken(const CaseResult& row) { return row.canaries.starts_with("broken"); }
+inline CatchKinds caught_by(const CaseResult& row) {
+  bool guard = canaries_broken(row), wrong = false;
+  for (const ComparedTensor& t : row.tensors) {
+    guard = guard || t.stats.unwritten > 0;
+    wrong = wrong || shows_wrong_numbers(t);
+  }
+  return catch_kinds(row.state, row.error_kind, row.fail_kind, guard, wrong);
 }
 
 }  // namespace mlacheck

@@ -36,13 +36,15 @@ using Clock = std::chrono::steady_clock;
 
 std::string failure_class(const CaseResult& row) {
   if (!is_failure(row.state)) return "";
-  if (row.state == ResultState::errored) return "ERRORED " + digits_masked(row.reason);
+  if (row.state == ResultState::errored) {
+    return "ERRORED " + std::string(to_string(row.error_kind)) + ": " + digits_masked(row.reason);
+  }
   for (const ComparedTensor& t : row.tensors) {
     if (within(t.stats, t.tol)) continue;
     return "FAILED " + t.name.substr(0, t.name.find(' ')) + " " + std::string(error_kind(t.stats));
   }
   if (row.canaries.starts_with("broken")) return "FAILED canaries";
-  return "FAILED " + digits_masked(row.reason);
+  return "FAILED " + std::string(to_string(row.fail_kind)) + ": " + digits_masked(row.reason);
 }
 
 std::string_view to_string(ShrinkStop s) {

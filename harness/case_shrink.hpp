@@ -30,8 +30,10 @@ namespace mlacheck {
 // (judge()'s order: O, then LSE) and its first kind of error in the order never written, NaN
 // written, Inf, values ("FAILED O values", "FAILED LSE never written"); a row with every tensor
 // within its tolerance and a broken guard "FAILED canaries"; otherwise (a refusal the policy
-// fails) "FAILED " and the reason. ERRORED rows: "ERRORED " and the reason with every run of
-// digits written "#", so the same error at another size (an index, a shape, a line) is the same.
+// fails) "FAILED <fail kind>: " and the reason. ERRORED rows: "ERRORED <error kind>: " and the
+// reason with every run of digits written "#", so the same error at another size (an index, a
+// shape, a line) is the same, and a crash is never the same as an exception worded alike. The
+// reason is compared whole for sameness, never searched for a kind.
 std::string failure_class(const CaseResult& row);
 
 // Runs a problem on the backend being shrunk for and returns its row (never throws for a backend

@@ -23,6 +23,7 @@ void apply_canaries(const RunDiagnostics& diag, CaseResult& row) {
   }
   row.canaries = "broken: " + broken;
   row.state = ResultState::failed;
+  row.fail_kind = FailKind::wrong_output;
   row.reason = "guard canary overwritten: " + broken + (row.reason.empty() ? "" : "; " + row.reason);
 }
 
@@ -33,6 +34,7 @@ void settle_row(CaseResult& row, const RunDiagnostics& diag, std::vector<Compare
   row.tensors = std::move(tensors);
   const Verdict v = judge(row.tensors);
   row.state = v.state;
+  row.fail_kind = v.state == ResultState::failed ? FailKind::wrong_output : FailKind::none;
   row.reason = v.reason;
   apply_canaries(diag, row);
 }

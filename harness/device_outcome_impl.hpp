@@ -12,8 +12,7 @@ namespace mlacheck {
 template <class Problem>
 bool admit_case(CaseResult& row, const Backend* backend, std::string_view unavailable_reason, const Problem& p) {
   if (backend == nullptr) {
-    row.state = ResultState::skipped;
-    row.reason = std::string(unavailable_reason);
+    set_skipped(row, SkipReason::no_device, std::string(unavailable_reason));
     return false;
   }
   row.backend = backend->name();
@@ -22,14 +21,11 @@ bool admit_case(CaseResult& row, const Backend* backend, std::string_view unavai
   row.device_index = backend->device_index();
   row.device_pci_bus_id = backend->device_pci_bus_id();
   if (auto why = backend->supports(p)) {
-    row.state = ResultState::skipped;
-    row.reason = *why;
+    set_skipped(row, SkipReason::unsupported, *why);
     return false;
   }
   if (auto why = backend->lacks_memory(p)) {
-    row.state = ResultState::skipped;
-    row.reason = "not enough memory on this machine: " + *why;
-    row.skipped_for_memory = true;
+    set_skipped(row, SkipReason::not_enough_memory, "not enough memory on this machine: " + *why);
     return false;
   }
   return true;
@@ -40,15 +36,15 @@ void guard_device_run(CaseResult& row, Body&& body) {
   try {
     body();
   } catch (const GpuError& e) {
-    row.state = ResultState::errored;
-    row.reason = e.device_lost() ? device_lost_reason(e.what()) : e.what();
-    row.device_lost = e.device_lost();
+    if (e.device_lost()) {
+      set_errored(row, ErrorKind::device_lost, device_lost_reason(e.what()));
+    } else {
+      set_errored(row, ErrorKind::backend_exception, e.what());
+    }
   } catch (const std::exception& e) {
-    row.state = ResultState::errored;
-    row.reason = e.what();
+    set_errored(row, ErrorKind::backend_exception, e.what());
   } catch (...) {
-    row.state = ResultState::errored;
-    row.reason = "unknown exception from the backend";
+    set_errored(row, ErrorKind::backend_exception, "unknown exception from the backend");
   }
 }
 

@@ -32,8 +32,7 @@ PreparedGatherCase prepare_gather_case(const KvGatherProblem& p, const Backend* 
     out.row.reference_ms = ref_clock.ms();
     out.ready_for_device = true;
   } catch (const std::exception& e) {
-    out.row.state = ResultState::errored;
-    out.row.reason = std::string("reference: ") + e.what();
+    set_errored(out.row, ErrorKind::harness_error, std::string("reference: ") + e.what());
   }
   out.row.wall_ms = wall.ms();
   return out;

@@ -1,12 +1,10 @@
 #pragma once
-// The reasons of rows whose case took its process or device down, worded in one place: the
-// case isolation (cli/isolated_cases.hpp) writes them, and the kill matrix reads them back to say a
-// fault was caught by a crash (rows travel between processes as report CSV, where the reason is
-// the only field that can say so).
+// The reasons of rows whose case took its process or device down, worded in one place: the case
+// isolation (cli/isolated_cases.hpp) writes them beside the row's typed error kind (crashed,
+// timed_out, device_lost: core/disposition.hpp). The wording is for people; what the row is, the
+// kind says, and nothing reads it back from here.
 #include <string>
 #include <string_view>
-
-#include "harness/case_result.hpp"
 
 namespace mlacheck {
 
@@ -16,9 +14,5 @@ std::string process_died_reason(std::string_view process, std::string_view how);
 std::string watchdog_reason(double limit_s, std::string_view process);
 // "device lost: <error>": a sticky GPU error (illegal address, kernel trap); the context is gone.
 std::string device_lost_reason(std::string_view error);
-
-enum class CaseLoss { none, process_died, timed_out, device_lost };
-// How an ERRORED row's case was lost, from the wording above; none for any other row.
-CaseLoss case_loss(const CaseResult& row);
 
 }  // namespace mlacheck

@@ -49,8 +49,7 @@ void prepare_mla_oracle(PreparedMlaCase& c, PBucketKinds buckets, int oracle_thr
     c.ready_for_device = true;
   } catch (const std::exception& e) {
     // The oracle refusing a valid problem is a harness error, not a device result.
-    c.row.state = ResultState::errored;
-    c.row.reason = std::string("reference: ") + e.what();
+    set_errored(c.row, ErrorKind::harness_error, std::string("reference: ") + e.what());
   }
 }
 

@@ -34,15 +34,12 @@ bool admit_sequence(CaseResult& row, const Backend* backend, std::string_view un
   if (!admit_case(row, backend, unavailable_reason, sequence_step(seq, 0))) return false;
   for (int k = 1; k < seq.steps; ++k) {
     if (auto why = backend->supports(sequence_step(seq, k))) {
-      row.state = ResultState::skipped;
-      row.reason = step_label(k, seq.steps) + ": " + *why;
+      set_skipped(row, SkipReason::unsupported, step_label(k, seq.steps) + ": " + *why);
       return false;
     }
   }
   if (auto why = backend->lacks_memory(seq)) {
-    row.state = ResultState::skipped;
-    row.reason = "not enough memory on this machine: " + *why;
-    row.skipped_for_memory = true;
+    set_skipped(row, SkipReason::not_enough_memory, "not enough memory on this machine: " + *why);
     return false;
   }
   return true;
@@ -55,8 +52,7 @@ void run_sequence_steps(CaseResult& row, const MlaDecodeProblem& seq, const std:
   guard_device_run(row, [&] { session = backend.begin_sequence(seq, faults); });
   if (session == nullptr) {
     if (row.state != ResultState::errored) {
-      row.state = ResultState::errored;
-      row.reason = "the backend started no session for the sequence";
+      set_errored(row, ErrorKind::backend_exception, "the backend started no session for the sequence");
     }
     return;
   }

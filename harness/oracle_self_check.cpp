@@ -54,10 +54,10 @@ CaseResult run_oracle_self_check(const MlaDecodeProblem& p) {
     }
     const Verdict v = judge(row.tensors);
     row.state = v.state;
+    row.fail_kind = v.state == ResultState::failed ? FailKind::wrong_output : FailKind::none;
     row.reason = v.reason;
   } catch (const std::exception& e) {
-    row.state = ResultState::errored;
-    row.reason = e.what();
+    set_errored(row, ErrorKind::harness_error, e.what());
   }
   row.wall_ms = wall.ms();
   return row;

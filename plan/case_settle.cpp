@@ -6,15 +6,19 @@ namespace mlacheck {
 
 namespace {
 
-// Admission left the row SKIPPED: the backend refused it (supports()) or none was made.
+// Admission left the row SKIPPED: the backend refused it (supports()) or none was made. Read from
+// the typed skip reason only; a memory or policy skip stays as it is.
 void settle_refusal(CaseResult& row, const SettleContext& context) {
-  if (row.state != ResultState::skipped || row.skipped_for_memory) return;
-  if (row.backend.empty()) {
+  if (row.state != ResultState::skipped) return;
+  if (row.skip_reason == SkipReason::no_device) {
     if (!context.backend_expected) return;
-    row.state = ResultState::errored;
-    row.reason = "the backend could not start on a GPU this machine has: " + row.reason;
-  } else if (context.origin == CaseOrigin::curated && context.backend_kind == BackendKind::built_in) {
+    row.skip_reason = SkipReason::none;
+    set_errored(row, ErrorKind::backend_not_started, "the backend could not start on a GPU this machine has: " + row.reason);
+  } else if (row.skip_reason == SkipReason::unsupported && context.origin == CaseOrigin::curated &&
+             context.backend_kind == BackendKind::built_in) {
     row.state = ResultState::failed;
+    row.skip_reason = SkipReason::none;
+    row.fail_kind = FailKind::refused_curated;
     row.reason = "the backend refuses a curated case (only generated cases may be skipped): " + row.reason;
   }
 }

@@ -6,13 +6,18 @@
 // refused, lacks_memory), judged from the numbers, unwritten elements and canaries
 // (device_outcome.hpp, mla_judge.hpp), ERRORED by an exception, or lost (harness/lost_case.hpp:
 // a crash, a hang, a lost device). settle_case then applies, in order:
-//   1. the refusal policy to a row admission left SKIPPED (not for memory: a resource, not a
-//      refusal, stays SKIPPED whatever its origin):
-//      - no backend was made: ERRORED where one was expected to start (a GPU the machine has, or a
-//        host plugin), else SKIPPED (no GPU at all: the run says nothing was checked on a device);
-//      - the built-in backend refused a curated case: FAILED (it cannot run what it is meant to);
-//      - an external backend (a plugin, a Python backend) refused a curated case, or any backend a
-//        generated case: SKIPPED with the backend's reason, counted as not checked, never a pass;
+//   1. the refusal policy to a row admission left SKIPPED, read from its typed skip reason
+//      (core/disposition.hpp; not_enough_memory, a resource and not a refusal, and
+//      not_checked_by_policy stay SKIPPED whatever the origin):
+//      - no_device (no backend was made): ERRORED backend_not_started where one was expected to
+//        start (a GPU the machine has, or a host plugin), else SKIPPED no_device (no GPU at all:
+//        the run says nothing was checked on a device);
+//      - unsupported by the built-in backend on a curated case: FAILED with fail kind
+//        refused_curated (it cannot run what it is meant to; JUnit failure type
+//        "refused_curated", distinct from wrong_output);
+//      - unsupported by an external backend (a plugin, a Python backend) on a curated case, or by
+//        any backend on a generated case: SKIPPED unsupported with the backend's reason, counted
+//        as not checked, never a pass;
 //   2. the known-bug table (scenarios/known_bugs.hpp) to a FAILED or ERRORED row run without
 //      faults: KNOWN_BUG, the data unchanged (a faulted run is about the harness, not the backend).
 // Idempotent: settling a settled row changes nothing.

@@ -16,6 +16,8 @@
 #include <limits>
 #include <fstream>
 #include <type_traits>
+#include <optional>
+#include <sstream>
 #include <unordered_map>
 #include <utility>
 
@@ -169,6 +171,7 @@ class RowParser {
       col += kAddedTensorMetrics.size();
     }
     row.shrunk_repro = text(col);
+    parse_disposition(col + 1, row);
     return row;
   }
 
@@ -179,6 +182,28 @@ class RowParser {
   }
 
   std::string text(std::size_t col) { return std::move(fields_[col]); }
+
+  template <class Kind>
+  Kind kind(std::size_t col, std::optional<Kind> (*parse_kind)(std::string_view), const char* names) const {
+    const auto value = parse_kind(fields_[col]);
+    if (!value) fail(col, std::string("is not one of ") + names);
+    return *value;
+  }
+
+  // The typed disposition: skip_reason, error_kind, fail_kind, caught_by from column `col` on.
+  // An empty kind where the state needs one (a report older than these columns) is unknown.
+  void parse_disposition(std::size_t col, CaseResult& row) const {
+    row.skip_reason = kind(col, &parse_skip_reason,
+                           "unsupported, not_enough_memory, no_device, not_checked_by_policy, unknown or empty");
+    row.error_kind = kind(col + 1, &parse_error_kind,
+                          "crashed, timed_out, device_lost, backend_exception, harness_error, backend_not_started, "
+                          "unknown or empty");
+    row.fail_kind = kind(col + 2, &parse_fail_kind, "wrong_output, refused_curated, unknown or empty");
+    kind(col + 3, &parse_caught_by, "comparison, guard, refusal, crash (joined by '|') or empty");
+    if (row.state == ResultState::skipped && row.skip_reason == SkipReason::none) row.skip_reason = SkipReason::unknown;
+    if (row.state == ResultState::errored && row.error_kind == ErrorKind::none) row.error_kind = ErrorKind::unknown;
+    if (row.state == ResultState::failed && row.fail_kind == FailKind::none) row.fail_kind = FailKind::unknown;
+  }
 
   // A number as the writer prints it: never NaN (outside the cosine no column holds one; a NaN
   // payload would make every comparison of `diff` false), and for unsigned counts digits only, not a wrapped "-1".

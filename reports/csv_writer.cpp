@@ -78,6 +78,10 @@ std::string csv_record(const CaseResult& row) {
   append_field(line, format_number(row.wall_ms));
   for (const ComparedTensor* t : tensors) append_added_tensor_metrics(line, t);
   append_field(line, row.shrunk_repro);
+  append_field(line, to_string(row.skip_reason));
+  append_field(line, to_string(row.error_kind));
+  append_field(line, to_string(row.fail_kind));
+  append_field(line, to_string(caught_by(row)));
   line += '\n';
   return line;
 }

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <fstream>
 #include <ostream>
+#include <utility>
 
 #include "reports/report_error.hpp"
 #include "reports/report_text.hpp"
@@ -26,9 +27,23 @@ std::string class_name(const CaseResult& row) {
   return row.backend.empty() ? row.op : row.op + "." + row.backend;
 }
 
+// A failure's or error's type attribute: its typed kind (core/disposition.hpp: "wrong_output",
+// "refused_curated", "crashed", ...), or the state's name where the row has none recorded. (The
+// common schema gives <skipped> no type; a skip's reason is in system-out.)
+std::string kind_type(const CaseResult& row) {
+  const std::string_view kind = row.state == ResultState::failed ? to_string(row.fail_kind) : to_string(row.error_kind);
+  return std::string(kind.empty() ? to_string(row.state) : kind);
+}
+
 std::string details(const CaseResult& row) {
   std::string s = "repro: " + row.repro + "\nstate: " + std::string(to_string(row.state));
   if (!row.reason.empty()) s += "\nreason: " + row.reason;
+  for (const auto& [name, value] : {std::pair{"skip_reason", to_string(row.skip_reason)},
+                                    std::pair{"error_kind", to_string(row.error_kind)},
+                                    std::pair{"fail_kind", to_string(row.fail_kind)}}) {
+    if (!value.empty()) s += "\n" + std::string(name) + ": " + std::string(value);
+  }
+  if (const std::string caught = to_string(caught_by(row)); !caught.empty()) s += "\ncaught_by: " + caught;
   s += "\nbackend: " + row.backend + "\ndevice: " + row.device + "\npath: " + row.path +
        "\nnum_splits: " + std::to_string(row.num_splits);
   if (!row.faults.empty()) s += "\nfaults: " + row.faults;
@@ -57,7 +72,7 @@ void write_testcase(std::ostream& out, const CaseResult& row) {
     case JUnitKind::failure:
     case JUnitKind::error: {
       const char* tag = junit_kind(row.state) == JUnitKind::failure ? "failure" : "error";
-      out << "      <" << tag << " message=\"" << markup_escape(row.reason) << "\" type=\"" << state << "\">"
+      out << "      <" << tag << " message=\"" << markup_escape(row.reason) << "\" type=\"" << markup_escape(kind_type(row)) << "\">"
           << markup_escape(row.reason + "\nrepro: " + row.repro) << "</" << tag << ">\n";
       break;
     }

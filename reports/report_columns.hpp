@@ -37,8 +37,13 @@ inline constexpr std::array<std::string_view, 5> kTrailingColumns = {
 inline constexpr std::array<std::string_view, 2> kAddedTensorMetrics = {"nan_written", "worst_element"};
 
 // Columns added after the per-tensor ones, at the end of a row. Like kAddedColumns, a report
-// without them still reads: empty in every row.
-inline constexpr std::array<std::string_view, 1> kAddedFinalColumns = {"shrunk_repro"};
+// without them still reads: empty in every row. skip_reason, error_kind and fail_kind are the
+// row's typed disposition (core/disposition.hpp); read from a report without them, a SKIPPED,
+// ERRORED or FAILED row's kind is "unknown" (nothing is guessed from its reason). caught_by is
+// written from the row's typed fields (harness/case_result.hpp's caught_by), and read back only
+// to check its words.
+inline constexpr std::array<std::string_view, 5> kAddedFinalColumns = {"shrunk_repro", "skip_reason", "error_kind",
+                                                                       "fail_kind", "caught_by"};
 
 inline constexpr std::size_t kReportColumnCount = kLeadingColumns.size() +
                                                   kTensorGroups.size() * kTensorMetrics.size() +
@@ -47,7 +52,8 @@ inline constexpr std::size_t kReportColumnCount = kLeadingColumns.size() +
                                                   kAddedFinalColumns.size();
 
 // Every column name in file order: "id", ..., "o_max_abs_err", ..., "v_tol_rule", ..., "wall_ms",
-// "o_nan_written", "o_worst_element", ..., "v_worst_element", "shrunk_repro".
+// "o_nan_written", "o_worst_element", ..., "v_worst_element", "shrunk_repro", "skip_reason", ...,
+// "caught_by".
 const std::array<std::string, kReportColumnCount>& report_columns();
 
 // "o_", "lse_", "k_", "v_".

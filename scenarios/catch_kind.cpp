@@ -1,31 +1,9 @@
 #include "scenarios/catch_kind.hpp"
 
 #include <algorithm>
-#include <array>
 #include <stdexcept>
 
-#include "harness/lost_case.hpp"
-
 namespace mlacheck::scenarios {
-
-namespace {
-
-constexpr std::array<std::string_view, 4> kNames = {"comparison", "guard", "refusal", "crash"};
-
-bool compared_wrong(const ComparedTensor& t) {
-  return t.stats.mismatches > 0 || t.stats.nonfinite > 0 || t.stats.rms_rel_err > t.tol.rms;
-}
-
-}  // namespace
-
-std::string_view to_string(CatchKind k) { return kNames[static_cast<std::size_t>(k)]; }
-
-std::optional<CatchKind> parse_catch_kind(std::string_view text) {
-  for (std::size_t i = 0; i < kNames.size(); ++i) {
-    if (kNames[i] == text) return static_cast<CatchKind>(i);
-  }
-  return std::nullopt;
-}
 
 std::vector<CatchKind> parse_catch_kinds(std::string_view text) {
   std::vector<CatchKind> out;
@@ -54,30 +32,29 @@ bool HowCaught::has(CatchKind k) const { return std::find(kinds.begin(), kinds.e
 
 HowCaught how_caught(const CaseResult& row) {
   HowCaught out;
+  const CatchKinds kinds = caught_by(row);
+  for (CatchKind k : {CatchKind::comparison, CatchKind::guard, CatchKind::refusal, CatchKind::crash}) {
+    if (kinds.has(k)) out.kinds.push_back(k);
+  }
   if (row.state == ResultState::errored) {
-    const CatchKind kind = case_loss(row) == CaseLoss::none ? CatchKind::refusal : CatchKind::crash;
-    out.kinds = {kind};
-    out.detail = std::string(to_string(kind)) + " (" + row.reason + ")";
+    out.detail = out.kinds.empty() ? "ERRORED of unknown kind (" + row.reason + ")"
+                                   : std::string(to_string(out.kinds.front())) + " (" + row.reason + ")";
     return out;
   }
   if (row.state != ResultState::failed) return out;
   std::string guards;
-  if (row.canaries.rfind("broken", 0) == 0) guards = "canary " + row.canaries.substr(row.canaries.find(' ') + 1);
+  if (canaries_broken(row)) guards = "canary " + row.canaries.substr(row.canaries.find(' ') + 1);
   std::string tensors;
   for (const ComparedTensor& t : row.tensors) {
     if (t.stats.unwritten > 0) {
       guards += (guards.empty() ? "" : "; ") + std::to_string(t.stats.unwritten) + " " + t.name + " elements unwritten";
     }
-    if (compared_wrong(t)) tensors += (tensors.empty() ? "" : ", ") + t.name;
+    if (shows_wrong_numbers(t)) tensors += (tensors.empty() ? "" : ", ") + t.name;
   }
-  if (!tensors.empty()) {
-    out.kinds.push_back(CatchKind::comparison);
-    out.detail = "comparison (" + tensors + ")";
-  }
-  if (!guards.empty()) {
-    out.kinds.push_back(CatchKind::guard);
-    out.detail += (out.detail.empty() ? "" : " + ") + std::string("guard (") + guards + ")";
-  }
+  const auto add = [&](const std::string& part) { out.detail += (out.detail.empty() ? "" : " + ") + part; };
+  if (kinds.has(CatchKind::refusal)) add("refusal (" + row.reason + ")");
+  if (kinds.has(CatchKind::comparison)) add("comparison (" + tensors + ")");
+  if (kinds.has(CatchKind::guard)) add("guard (" + guards + ")");
   // FAILED for a reason none of the above shows: no way is claimed, so no expectation is met.
   if (out.kinds.empty()) out.detail = "FAILED, but neither a comparison nor a guard shows it: " + row.reason;
   return out;

@@ -14,10 +14,9 @@
 
 namespace mlacheck::scenarios {
 
-enum class CatchKind : std::uint8_t { comparison, guard, refusal, crash };
+// The enum and its text forms live in core/disposition.hpp, beside the row's other kinds.
+using mlacheck::CatchKind;
 
-std::string_view to_string(CatchKind k);  // "comparison", "guard", "refusal", "crash"
-std::optional<CatchKind> parse_catch_kind(std::string_view text);
 // "guard|crash" -> {guard, crash}; throws std::invalid_argument naming the bad word. Not empty.
 std::vector<CatchKind> parse_catch_kinds(std::string_view text);
 std::string join_catch_kinds(const std::vector<CatchKind>& kinds);  // "guard|crash"
@@ -32,10 +31,12 @@ struct HowCaught {
   bool has(CatchKind k) const;
 };
 
-// Read from the row: ERRORED is a crash when the case took its process or device down
-// (harness/lost_case.hpp), else a refusal; FAILED is a guard for broken canaries or unwritten
-// elements and a comparison for a tensor with mismatches, NaN/Inf or an rms error over its bound
-// (both when both hold).
+// Read from the row's typed fields only (harness/case_result.hpp's caught_by; its reason is only
+// quoted in the detail): ERRORED is a crash for the error kinds crashed, timed_out and
+// device_lost, else a refusal; FAILED is a guard for broken canaries or unwritten elements, a
+// comparison for a tensor with mismatches, NaN/Inf or an rms error over its bound (both when both
+// hold), and a refusal for a curated case the built-in backend refused (fail kind
+// refused_curated).
 HowCaught how_caught(const CaseResult& row);
 
 }  // namespace mlacheck::scenarios

@@ -40,10 +40,14 @@ KillMatrix run_kill_matrix(const std::vector<Scenario>& scenarios, const Scenari
 
 namespace {
 
-// A settled clean row SKIPPED although a backend was made: not enough memory, or a refusal by an
-// external backend (plan/case_settle.hpp): the scenario was not checked, which is no failure.
+// A settled clean row SKIPPED by its skip reason for not enough memory, a refusal by an external
+// backend (unsupported: the built-in's refusal of a curated case is FAILED, plan/case_settle.hpp)
+// or policy: the scenario was not checked, which is no failure. No device, or a kind unknown, is
+// a problem.
 bool not_checked(const CaseResult& clean) {
-  return clean.state == ResultState::skipped && (clean.skipped_for_memory || !clean.backend.empty());
+  if (clean.state != ResultState::skipped) return false;
+  return clean.skip_reason == SkipReason::not_enough_memory || clean.skip_reason == SkipReason::unsupported ||
+         clean.skip_reason == SkipReason::not_checked_by_policy;
 }
 
 }  // namespace

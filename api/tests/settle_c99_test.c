@@ -1,7 +1,8 @@
 /* The C API's verdicts go through the settle step every route uses (plan/case_settle.hpp): a
  * FAILED verdict matching the plan's known-bug table (written here, into argv[1]) is KNOWN_BUG
  * with its data kept, and without the table FAILED; a curated case the caller's backend refuses
- * is SKIPPED with its reason (an external backend: not checked, never a pass); a missing or
+ * is SKIPPED with its reason (an external backend: not checked, never a pass) and its typed kind,
+ * as is a caller's timed_out error and memory skip (mlacheck_verdict_disposition); a missing or
  * malformed table is refused naming the file. Exit status 0 when every check holds. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -107,9 +108,42 @@ int main(int argc, char** argv) {
   int32_t failure = 1;
   OK(mlacheck_verdict_is_failure(verdict, &failure));
   CHECK(failure == 0);
+  /* its typed disposition: unsupported, no other kind, caught by nothing */
+  const char *skip = NULL, *error = NULL, *fail = NULL, *caught = NULL;
+  OK(mlacheck_verdict_disposition(verdict, &skip, &error, &fail, &caught));
+  CHECK(strcmp(skip, "unsupported") == 0 && strcmp(error, "") == 0 && strcmp(fail, "") == 0 && strcmp(caught, "") == 0);
+  CHECK(strstr(r, ",unsupported,,,\n") != NULL);
   mlacheck_verdict_free(verdict);
   mlacheck_outcome_free(outcome);
   mlacheck_case_free(c);
+
+  /* a worker that hung on the case: ERRORED timed_out, caught by a crash, whatever the words say
+   * (without the table, which would make it KNOWN_BUG) */
+  OK(mlacheck_plan_set_known_bugs(plan, ""));
+  OK(mlacheck_case_open(plan, 0, &c));
+  OK(mlacheck_outcome_new(c, &outcome));
+  OK(mlacheck_outcome_set_errored(outcome, "backend raised ValueError: bad shape"));
+  OK(mlacheck_outcome_set_error_kind(outcome, "timed_out"));
+  CHECK(mlacheck_outcome_set_error_kind(outcome, "segfault") == MLACHECK_ERROR_INVALID_ARGUMENT);
+  CHECK(strstr(mlacheck_last_error(), "'segfault'") != NULL);
+  CHECK(mlacheck_outcome_set_skip_reason(outcome, "unknown") == MLACHECK_ERROR_INVALID_ARGUMENT);
+  OK(mlacheck_outcome_judge(outcome, &verdict));
+  OK(mlacheck_verdict_disposition(verdict, NULL, &error, NULL, &caught));
+  CHECK(strcmp(error, "timed_out") == 0 && strcmp(caught, "crash") == 0);
+  mlacheck_verdict_free(verdict);
+  mlacheck_outcome_free(outcome);
+
+  /* a memory skip keeps its kind */
+  OK(mlacheck_outcome_new(c, &outcome));
+  OK(mlacheck_outcome_set_skipped(outcome, "needs 90 GiB"));
+  OK(mlacheck_outcome_set_skip_reason(outcome, "not_enough_memory"));
+  OK(mlacheck_outcome_judge(outcome, &verdict));
+  OK(mlacheck_verdict_disposition(verdict, &skip, NULL, NULL, NULL));
+  CHECK(strcmp(skip, "not_enough_memory") == 0);
+  mlacheck_verdict_free(verdict);
+  mlacheck_outcome_free(outcome);
+  mlacheck_case_free(c);
+  OK(mlacheck_plan_set_known_bugs(plan, table));
 
   /* a missing or malformed table is refused naming the file; the plan keeps its table */
   char missing[1100];

@@ -66,8 +66,9 @@ TEST(ChildProcess, AForkedAnswerComesBackWholeOrSaysHowTheChildEnded) {
 
 TEST(IsolatedCases, ALostCaseOfTheRunPlanIsErroredWithItsRepro) {
   const RunCase c{"k", RunCase::Kind::device, "kv_gather:name=k", 5.0};
-  const CaseResult row = lost_case_row(run_case_stub(c), "timed out");
+  const CaseResult row = lost_case_row(run_case_stub(c), ErrorKind::timed_out, "timed out");
   EXPECT_EQ(row.state, ResultState::errored);
+  EXPECT_EQ(row.error_kind, ErrorKind::timed_out);
   EXPECT_EQ(row.id, "k");
   EXPECT_EQ(row.op, "kv_gather");
   EXPECT_EQ(row.repro, c.repro);
@@ -82,7 +83,7 @@ TEST(IsolatedCases, AHangingCaseCostsOneErroredRowAfterItsLimit) {
   EXPECT_EQ(row.state, ResultState::errored);
   EXPECT_EQ(row.id, "s4");
   EXPECT_EQ(row.reason, watchdog_reason(1.0, "the case's process"));
-  EXPECT_EQ(case_loss(row), CaseLoss::timed_out);
+  EXPECT_EQ(row.error_kind, ErrorKind::timed_out);
 }
 
 TEST(IsolatedCases, ACrashingCaseIsErroredNamingTheSignal) {
@@ -92,14 +93,14 @@ TEST(IsolatedCases, ACrashingCaseIsErroredNamingTheSignal) {
   });
   EXPECT_EQ(row.state, ResultState::errored);
   EXPECT_NE(row.reason.find("died while running this case: signal 11"), std::string::npos) << row.reason;
-  EXPECT_EQ(case_loss(row), CaseLoss::process_died);
+  EXPECT_EQ(row.error_kind, ErrorKind::crashed);
 }
 
 TEST(IsolatedCases, AnExceptionIsTheCasesErroredRow) {
   const CaseResult row = run_isolated_case({stub(), 30.0}, []() -> CaseResult { throw std::runtime_error("no luck"); });
   EXPECT_EQ(row.state, ResultState::errored);
   EXPECT_EQ(row.reason, "no luck");
-  EXPECT_EQ(case_loss(row), CaseLoss::none);
+  EXPECT_EQ(row.error_kind, ErrorKind::harness_error);
 }
 
 TEST(IsolatedCases, AFinishedCaseComesBackWhole) {

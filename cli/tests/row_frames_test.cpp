@@ -46,15 +46,39 @@ TEST(RowFrames, RowFramesArriveWholeOrWait) {
 
 TEST(RowFrames, AMemorySkipStaysOneAcrossTheFrame) {
   CaseResult row = sample_row();
-  row.state = ResultState::skipped;
-  row.reason = "not enough memory on this machine: needs about 17578 MiB of host memory, 21534 MiB are free";
-  row.skipped_for_memory = true;
+  set_skipped(row, SkipReason::not_enough_memory,
+              "not enough memory on this machine: needs about 17578 MiB of host memory, 21534 MiB are free");
   std::string buffer = encode_row_frame(7, row) + encode_row_frame(8, sample_row());
   const auto frames = take_row_frames(buffer);
   ASSERT_EQ(frames.size(), 2u);
-  EXPECT_TRUE(frames[0].row.skipped_for_memory);
+  EXPECT_EQ(frames[0].row.skip_reason, SkipReason::not_enough_memory);
   EXPECT_EQ(frames[0].row.reason, row.reason);
-  EXPECT_FALSE(frames[1].row.skipped_for_memory);
+  EXPECT_EQ(frames[1].row.skip_reason, SkipReason::none);
+}
+
+// Every kind crosses the frame as the typed field, whatever its reason says.
+TEST(RowFrames, EveryKindCrossesTheFrame) {
+  std::string buffer;
+  std::size_t index = 0;
+  for (ErrorKind kind : {ErrorKind::crashed, ErrorKind::timed_out, ErrorKind::device_lost,
+                         ErrorKind::backend_exception, ErrorKind::harness_error, ErrorKind::backend_not_started}) {
+    CaseResult row = sample_row();
+    set_errored(row, kind, "died while running this case: signal 6");  // the same words for every kind
+    buffer += encode_row_frame(index++, row);
+  }
+  CaseResult refused = sample_row();
+  refused.state = ResultState::failed;
+  refused.fail_kind = FailKind::refused_curated;
+  buffer += encode_row_frame(index++, refused);
+  const auto frames = take_row_frames(buffer);
+  ASSERT_EQ(frames.size(), 7u);
+  EXPECT_EQ(frames[0].row.error_kind, ErrorKind::crashed);
+  EXPECT_EQ(frames[1].row.error_kind, ErrorKind::timed_out);
+  EXPECT_EQ(frames[2].row.error_kind, ErrorKind::device_lost);
+  EXPECT_EQ(frames[3].row.error_kind, ErrorKind::backend_exception);
+  EXPECT_EQ(frames[4].row.error_kind, ErrorKind::harness_error);
+  EXPECT_EQ(frames[5].row.error_kind, ErrorKind::backend_not_started);
+  EXPECT_EQ(frames[6].row.fail_kind, FailKind::refused_curated);
 }
 
 TEST(RowFrames, GarbageIsRefused) {

@@ -67,6 +67,10 @@ TEST(FailureClass, NamesTheFirstFailingTensorAndItsKind) {
             failure_class(row_of(p, ResultState::errored, "index 3 out of range (at k.py:40)")));
   EXPECT_NE(failure_class(row_of(p, ResultState::errored, "index 3 out of range")),
             failure_class(row_of(p, ResultState::errored, "out of memory")));
+  // The same words of another kind fail another way.
+  CaseResult crashed = row_of(p, ResultState::errored, "index 3 out of range");
+  crashed.error_kind = ErrorKind::crashed;
+  EXPECT_NE(failure_class(crashed), failure_class(row_of(p, ResultState::errored, "index 3 out of range")));
 }
 
 TEST(CaseShrink, AKernelIgnoringRopeShrinksToOneRequest) {

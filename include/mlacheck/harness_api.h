@@ -257,6 +257,13 @@ MLACHECK_API mlacheck_status mlacheck_outcome_set_p_rounding(mlacheck_outcome* o
 MLACHECK_API mlacheck_status mlacheck_outcome_set_skipped(mlacheck_outcome* o, const char* reason);
 /* The backend failed (raised, returned an error, returned the wrong thing): ERRORED. */
 MLACHECK_API mlacheck_status mlacheck_outcome_set_errored(mlacheck_outcome* o, const char* reason);
+/* The typed kind of the skip or error above (docs/report-columns.md, skip_reason and error_kind):
+ * `kind` names one, e.g. "not_enough_memory" (a resource: the case fits no memory here) or
+ * "crashed" / "timed_out" (a worker process running the case died or hung). Without these calls a
+ * skip is "unsupported" and an error "backend_exception". An unknown name, "" or "unknown" is
+ * MLACHECK_ERROR_INVALID_ARGUMENT. Added within API version 1. */
+MLACHECK_API mlacheck_status mlacheck_outcome_set_skip_reason(mlacheck_outcome* o, const char* kind);
+MLACHECK_API mlacheck_status mlacheck_outcome_set_error_kind(mlacheck_outcome* o, const char* kind);
 /* O as the backend wrote it: dtype o_dtype, shape [total_q_tokens, heads, kv_lora_rank], any
  * strides. Elements holding o_dtype's poison code count as unwritten; `unwritten`, when not NULL,
  * adds flags of its own (one byte per element, row-major [total_q_tokens, heads, Lv]). A wrong
@@ -290,6 +297,16 @@ MLACHECK_API void mlacheck_verdict_free(mlacheck_verdict* v);
 MLACHECK_API mlacheck_status mlacheck_verdict_state(const mlacheck_verdict* v, const char** state);
 /* 1 when the state fails a run (FAILED, ERRORED: `mlacheck run` then exits non-zero), else 0. */
 MLACHECK_API mlacheck_status mlacheck_verdict_is_failure(const mlacheck_verdict* v, int32_t* failure);
+/* The verdict's typed disposition, as report.csv's columns of the same names hold it
+ * (docs/report-columns.md): skip_reason ("unsupported", "not_enough_memory", "no_device",
+ * "not_checked_by_policy"), error_kind ("crashed", "timed_out", "device_lost",
+ * "backend_exception", "harness_error", "backend_not_started"), fail_kind ("wrong_output",
+ * "refused_curated") and caught_by ("comparison", "guard", "refusal", "crash", joined by '|');
+ * each "" where it does not apply. Any pointer may be NULL (not wanted). The strings stay valid
+ * until the verdict is freed. Added within API version 1. */
+MLACHECK_API mlacheck_status mlacheck_verdict_disposition(const mlacheck_verdict* v, const char** skip_reason,
+                                                          const char** error_kind, const char** fail_kind,
+                                                          const char** caught_by);
 /* The row exactly as report.csv holds it: the header line and this row's record (RFC 4180, each
  * ending in a line feed); docs/report-columns.md names the columns. */
 MLACHECK_API mlacheck_status mlacheck_verdict_csv(const mlacheck_verdict* v, const char** header, const char** record);

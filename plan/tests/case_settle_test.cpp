@@ -70,14 +70,39 @@ TEST(RefusalPolicy, ACuratedCaseTheBackendRefusesFails) {
   RefusingBackend backend;
   CaseResult row = prepare_mla_case(f32_problem(), &backend, "").row;
   ASSERT_EQ(row.state, ResultState::skipped);
+  EXPECT_EQ(row.skip_reason, SkipReason::unsupported);
   settle_case(row, built_in(CaseOrigin::curated));
   EXPECT_EQ(row.state, ResultState::failed);
+  // Its own disposition: a refused curated case, not wrong numbers, and no longer a skip.
+  EXPECT_EQ(row.fail_kind, FailKind::refused_curated);
+  EXPECT_EQ(row.skip_reason, SkipReason::none);
   EXPECT_EQ(row.reason, "the backend refuses a curated case (only generated cases may be skipped): q_dtype=f32: not taken");
   // Settling twice changes nothing (run's parent side may see a row a second time on --resume).
   const CaseResult once = row;
   settle_case(row, built_in(CaseOrigin::curated));
   EXPECT_EQ(row.state, once.state);
+  EXPECT_EQ(row.fail_kind, once.fail_kind);
   EXPECT_EQ(row.reason, once.reason);
+}
+
+// The policy reads the typed skip reason, never the words: a not_enough_memory skip worded like a
+// refusal stays SKIPPED, and an unsupported refusal worded like a memory skip FAILS.
+TEST(RefusalPolicy, ReadsTheSkipReasonNeverTheWords) {
+  CaseResult memory;
+  memory.backend = "hip";
+  set_skipped(memory, SkipReason::not_enough_memory, "q_dtype=f32: not taken");
+  settle_case(memory, built_in(CaseOrigin::curated));
+  EXPECT_EQ(memory.state, ResultState::skipped);
+  CaseResult refused;
+  refused.backend = "hip";
+  set_skipped(refused, SkipReason::unsupported, "not enough memory on this machine: needs 1 MiB");
+  settle_case(refused, built_in(CaseOrigin::curated));
+  EXPECT_EQ(refused.state, ResultState::failed);
+  EXPECT_EQ(refused.fail_kind, FailKind::refused_curated);
+  CaseResult policy;
+  set_skipped(policy, SkipReason::not_checked_by_policy, "kv_gather cases are not run here");
+  settle_case(policy, built_in(CaseOrigin::curated));
+  EXPECT_EQ(policy.state, ResultState::skipped);
 }
 
 TEST(RefusalPolicy, AnExternalBackendsRefusalOfACuratedCaseIsNotCheckedNeverAPass) {
@@ -102,11 +127,15 @@ TEST(RefusalPolicy, NoBackendOnAMachineWithGpusIsAnErrorWithoutAnyGpuASkip) {
   for (CaseOrigin origin : {CaseOrigin::curated, CaseOrigin::generated}) {
     CaseResult row = prepare_mla_case(f32_problem(), nullptr, "GPU 0 cannot be used: out of memory").row;
     CaseResult no_gpu = row;
+    EXPECT_EQ(row.skip_reason, SkipReason::no_device);
     settle_case(row, built_in(origin));
     EXPECT_EQ(row.state, ResultState::errored);
+    EXPECT_EQ(row.error_kind, ErrorKind::backend_not_started);
+    EXPECT_EQ(row.skip_reason, SkipReason::none);
     EXPECT_EQ(row.reason, "the backend could not start on a GPU this machine has: GPU 0 cannot be used: out of memory");
     settle_case(no_gpu, {origin, BackendKind::built_in, false, nullptr});
     EXPECT_EQ(no_gpu.state, ResultState::skipped);
+    EXPECT_EQ(no_gpu.skip_reason, SkipReason::no_device);
   }
 }
 
@@ -123,7 +152,7 @@ TEST(RefusalPolicy, ACaseTheGpuHasNoMemoryForStaysSkippedWhateverItsOrigin) {
   for (CaseOrigin origin : {CaseOrigin::curated, CaseOrigin::generated}) {
     CaseResult row = prepare_mla_case(p, &backend, "").row;
     ASSERT_EQ(row.state, ResultState::skipped);
-    EXPECT_TRUE(row.skipped_for_memory);
+    EXPECT_EQ(row.skip_reason, SkipReason::not_enough_memory);
     settle_case(row, built_in(origin));
     EXPECT_EQ(row.state, ResultState::skipped) << to_string(origin);
     EXPECT_EQ(row.reason,
@@ -199,12 +228,12 @@ TEST(KnownBugs, ALostCaseIsSettledLikeAnyOther) {
   for (const std::string& reason : {process_died_reason("the worker process", "signal 11 (Segmentation fault)"),
                                     watchdog_reason(120, "the worker"), device_lost_reason("illegal address")}) {
     CaseResult row = failed_row("");  // a lost case's row names no backend
-    row.state = ResultState::errored;
-    row.reason = reason;
+    set_errored(row, ErrorKind::crashed, reason);
     CaseResult unmatched = row;
     unmatched.repro = to_repro(with_defaults(MlaDecodeProblem{}));
     settle_case(row, built_in(CaseOrigin::curated, &bugs));
     EXPECT_EQ(row.state, ResultState::known_bug) << reason;
+    EXPECT_EQ(row.error_kind, ErrorKind::crashed) << reason;  // a known bug keeps its kind
     settle_case(unmatched, built_in(CaseOrigin::curated, &bugs));
     EXPECT_EQ(unmatched.state, ResultState::errored) << reason;
     EXPECT_EQ(unmatched.reason, reason);

@@ -55,3 +55,41 @@ def test_a_curated_case_the_backend_refuses_is_skipped_as_not_checked(tmp_path):
 def test_a_missing_table_is_refused_naming_it(tmp_path):
     with pytest.raises(mlacheck.MlacheckError, match="none.csv"):
         mlacheck.plan(repro=BF16_MTP, known_bugs=str(tmp_path / "none.csv"))
+
+
+def test_a_verdict_carries_its_typed_disposition():
+    # Wrong numbers: FAILED wrong_output, caught by comparison; the kinds are the C API's names.
+    [failed] = mlacheck.run(mlacheck.plan(repro=BF16_MTP, known_bugs=""), zero_o)
+    assert (failed.fail_kind, failed.skip_reason, failed.error_kind) == ("wrong_output", "", "")
+    assert "comparison" in failed.caught_by.split("|")
+    assert failed.columns["fail_kind"] == "wrong_output" and failed.columns["caught_by"] == failed.caught_by
+
+    def raising(inputs):
+        raise RuntimeError("the case's process died while running this case: signal 11")  # crash words
+
+    # A backend exception worded like a crash is a backend exception, caught by refusal: no code
+    # reads the reason.
+    [errored] = mlacheck.run(mlacheck.plan(repro=BF16_MTP, known_bugs=""), raising)
+    assert (errored.state, errored.error_kind, errored.caught_by) == ("ERRORED", "backend_exception", "refusal")
+
+    def refusing(inputs):
+        raise AssertionError("never called: the case is refused")
+
+    refusing.supports = lambda problem: "not enough memory on this machine: words of a memory skip"
+    [skipped] = mlacheck.run(mlacheck.plan(repro=BF16_MTP, known_bugs=""), refusing)
+    assert (skipped.state, skipped.skip_reason, skipped.caught_by) == ("SKIPPED", "unsupported", "")
+
+
+def test_an_outcome_takes_the_kind_of_its_skip_or_error():
+    from mlacheck.api._case import Outcome
+
+    case = mlacheck.plan(repro=BF16_MTP, known_bugs="")[0]
+    outcome = Outcome(case)
+    outcome.set_errored("worker 3 hung", kind="timed_out")
+    v = outcome.judge()
+    assert (v.state, v.error_kind, v.caught_by) == ("ERRORED", "timed_out", "crash")
+    outcome = Outcome(case)
+    outcome.set_skipped("needs 90 GiB", kind="not_enough_memory")
+    assert outcome.judge().skip_reason == "not_enough_memory"
+    with pytest.raises(mlacheck.MlacheckError, match="'segfault' is not"):
+        Outcome(case).set_errored("x", kind="segfault")

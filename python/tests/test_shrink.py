@@ -98,7 +98,7 @@ def test_an_erroring_backend_shrinks_as_an_error():
         raise IndexError(f"index {inputs.problem.total_q_tokens * 7} out of range")
 
     r = mlacheck.shrink(LARGE, broken, max_steps=40)
-    assert r.failure.startswith("ERRORED backend raised IndexError: index # out of range")
+    assert r.failure.startswith("ERRORED backend_exception: backend raised IndexError: index # out of range")
     assert r.shrunk_verdict.state == "ERRORED" and batch_of(r.shrunk) == 1
 
 

@@ -38,6 +38,9 @@ void expect_same_row(const CaseResult& a, const CaseResult& b) {
   EXPECT_EQ(a.device_index, b.device_index);
   EXPECT_EQ(a.device_pci_bus_id, b.device_pci_bus_id);
   EXPECT_EQ(a.path, b.path);
+  EXPECT_EQ(a.skip_reason, b.skip_reason);
+  EXPECT_EQ(a.error_kind, b.error_kind);
+  EXPECT_EQ(a.fail_kind, b.fail_kind);
   EXPECT_EQ(a.faults, b.faults);
   EXPECT_EQ(a.state, b.state);
   EXPECT_EQ(a.reason, b.reason);
@@ -83,9 +86,12 @@ std::vector<CaseResult> every_kind_of_row() {
   rows[1].faults = "pad_heads_unpadded,tile_from_lk";
   rows[1].canaries = "broken: o(after), lse(before)";
   rows[1].shrunk_repro = "mla_decode:name=dsv3.mtp.1.persistent;kv=1;q=1";
+  rows[1].fail_kind = FailKind::wrong_output;
   rows[2].state = ResultState::known_bug;
+  rows[2].error_kind = ErrorKind::device_lost;  // a known bug keeps the kind it had
   rows[2].reason = "known bug KB-3 \"fp16 split\", see known_bugs.csv";
   rows[3].reason = "line one, with a comma\nline \"two\"\r\nline three; key=value";
+  rows[3].skip_reason = SkipReason::no_device;
   return rows;
 }
 
@@ -116,8 +122,8 @@ TEST(CsvReport, HeaderIsTheDocumentedColumnList) {
   EXPECT_NE(header.find(",v_tol_rule,canaries,num_splits,reference_ms,device_ms,wall_ms,"), std::string::npos);
   EXPECT_NE(header.find(",wall_ms,o_nan_written,o_worst_element,lse_nan_written,"), std::string::npos);
   EXPECT_NE(header.find(",v_nan_written,v_worst_element,"), std::string::npos);
-  EXPECT_NE(header.find(",v_worst_element,shrunk_repro\n"), std::string::npos);
-  EXPECT_EQ(kReportColumnCount, 74u);
+  EXPECT_NE(header.find(",v_worst_element,shrunk_repro,skip_reason,error_kind,fail_kind,caught_by\n"), std::string::npos);
+  EXPECT_EQ(kReportColumnCount, 78u);
   const std::string doc = slurp(MLACHECK_SOURCE_DIR "/docs/report-columns.md");
   ASSERT_FALSE(doc.empty());
   for (std::string_view c : kLeadingColumns) EXPECT_NE(doc.find("| `" + std::string(c) + "` |"), std::string::npos) << c;
@@ -228,7 +234,7 @@ TEST(CsvReport, DamageIsReportedWithFileLineAndReason) {
   EXPECT_EQ(damaged(dir, [](std::string& t) { t.replace(t.find(",o_cosine,"), 10, ",o_cos,"); }),
             f + ":1: header has unknown column 'o_cos'");
   EXPECT_EQ(damaged(dir, [](std::string& t) { t.insert(nth_line(t, 3), "x,y,z\n"); }),
-            f + ":3: fewer fields than the 74 columns");
+            f + ":3: fewer fields than the 78 columns");
   EXPECT_EQ(damaged(dir, [](std::string& t) { t.replace(t.find(",FAILED,"), 8, ",FAIL,"); }),
             f + ":3: column 'state': 'FAIL' is not a result state (PASSED, FAILED, ERRORED, SKIPPED, MISTRUSTED, KNOWN_BUG)");
   EXPECT_EQ(damaged(dir, [](std::string& t) { t.replace(t.rfind(",1.5,"), 4, ",1.5x"); }),
@@ -299,13 +305,73 @@ TEST(CsvReport, AReportWithoutTheShrunkReproColumnReadsAsNotShrunk) {
   }
 }
 
+TEST(CsvReport, AReportWithoutTheDispositionColumnsReadsKindsAsUnknownWhereTheStateNeedsOne) {
+  // Written before skip_reason, error_kind, fail_kind and caught_by existed: base.csv is the same
+  // report with them. Nothing is guessed from the reason ("... not supported ..." stays unknown).
+  const CsvReport old = read_csv_report(MLACHECK_SOURCE_DIR "/reports/tests/data/before-disposition-columns.csv");
+  const CsvReport now = read_csv_report(MLACHECK_SOURCE_DIR "/reports/tests/data/base.csv");
+  ASSERT_EQ(old.rows.size(), now.rows.size());
+  for (std::size_t i = 0; i < old.rows.size(); ++i) {
+    EXPECT_EQ(old.rows[i].state, now.rows[i].state);
+    EXPECT_EQ(old.rows[i].skip_reason, old.rows[i].state == ResultState::skipped ? SkipReason::unknown : SkipReason::none);
+    EXPECT_EQ(old.rows[i].error_kind, ErrorKind::none);
+    EXPECT_EQ(old.rows[i].fail_kind, FailKind::none);
+  }
+  EXPECT_EQ(now.rows[4].skip_reason, SkipReason::unsupported);
+  // Written again, an unknown kind says so: it is not dropped to "" (none).
+  EXPECT_NE(csv_record(old.rows[4]).find(",unknown,,,\n"), std::string::npos) << csv_record(old.rows[4]);
+}
+
+TEST(CsvReport, EveryKindRoundTripsAndCaughtByIsWrittenFromTheTypedFields) {
+  ScratchDir dir;
+  std::vector<CaseResult> rows;
+  for (ErrorKind k : {ErrorKind::unknown, ErrorKind::crashed, ErrorKind::timed_out, ErrorKind::device_lost,
+                      ErrorKind::backend_exception, ErrorKind::harness_error, ErrorKind::backend_not_started}) {
+    rows.push_back(test::mla_row("e" + std::to_string(rows.size()), ResultState::errored, 17, DType::bf16, "", 0));
+    rows.back().error_kind = k;
+    // The same crash wording on every row: the kind alone decides caught_by.
+    rows.back().reason = "the case's process died while running this case: signal 6 (Aborted)";
+  }
+  for (SkipReason k : {SkipReason::unknown, SkipReason::unsupported, SkipReason::not_enough_memory,
+                       SkipReason::no_device, SkipReason::not_checked_by_policy}) {
+    rows.push_back(test::mla_row("s" + std::to_string(rows.size()), ResultState::skipped, 17, DType::bf16, "", 0));
+    rows.back().skip_reason = k;
+  }
+  for (FailKind k : {FailKind::unknown, FailKind::wrong_output, FailKind::refused_curated}) {
+    rows.push_back(test::mla_row("f" + std::to_string(rows.size()), ResultState::failed, 17, DType::bf16, "", 0));
+    rows.back().fail_kind = k;
+    if (k == FailKind::refused_curated) rows.back().tensors.clear();
+  }
+  const CsvReport back = write_and_read(dir, rows);
+  ASSERT_EQ(back.rows.size(), rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    expect_same_row(rows[i], back.rows[i]);
+    EXPECT_EQ(to_string(caught_by(back.rows[i])), to_string(caught_by(rows[i]))) << rows[i].id;
+  }
+  EXPECT_NE(csv_record(rows[0]).find(",unknown,,\n"), std::string::npos) << "an unknown kind claims no catch";
+  EXPECT_NE(csv_record(rows[1]).find(",crashed,,crash\n"), std::string::npos);
+  EXPECT_NE(csv_record(rows[4]).find(",backend_exception,,refusal\n"), std::string::npos) << "crash words, a refusal";
+  EXPECT_NE(csv_record(rows.back()).find(",refused_curated,refusal\n"), std::string::npos);
+}
+
+TEST(CsvReport, AnUnknownKindWordIsDamage) {
+  ScratchDir dir;
+  const std::string f = dir.file("report.csv");
+  std::string text = slurp(MLACHECK_SOURCE_DIR "/reports/tests/data/base.csv");
+  ASSERT_NE(text.rfind(",unsupported,,,\n"), std::string::npos);
+  text.replace(text.rfind(",unsupported,,,\n"), 15, ",segfault,,,");
+  spit(f, text);
+  EXPECT_EQ(error_of(f), f + ":6: column 'skip_reason': 'segfault' is not one of unsupported, not_enough_memory, no_device, "
+                "not_checked_by_policy, unknown or empty");
+}
+
 TEST(CsvReport, ADiagnosisCellWithoutItsTensorIsDamage) {
   ScratchDir dir;
   std::string text = slurp(MLACHECK_SOURCE_DIR "/reports/tests/data/base.csv");
   // The kv_gather row: wall_ms 1.5, then o_ and lse_ (empty: it has no O or LSE), k_ and v_.
-  const std::string gather_tail = ",1.5,,,,,0,,0,,\n";
+  const std::string gather_tail = ",1.5,,,,,0,,0,,,,,,\n";
   ASSERT_NE(text.find(gather_tail), std::string::npos);
-  text.replace(text.find(gather_tail), gather_tail.size(), ",1.5,1,,,,0,,0,,\n");
+  text.replace(text.find(gather_tail), gather_tail.size(), ",1.5,1,,,,0,,0,,,,,,\n");
   spit(dir.file("report.csv"), text);
   EXPECT_EQ(error_of(dir.file("report.csv")),
             dir.file("report.csv") + ":5: column 'o_nan_written': '1' is set while the o_ columns are empty");

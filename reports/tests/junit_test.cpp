@@ -65,6 +65,20 @@ TEST(JUnit, EachStateMapsThroughJunitKindAlone) {
   EXPECT_NE(testcase(xml, "case.FAILED").find("<failure message=\"why FAILED\" type=\"FAILED\">why FAILED&#10;repro: "),
             std::string::npos);
   EXPECT_NE(testcase(xml, "case.ERRORED").find("<error message=\"why ERRORED\" type=\"ERRORED\">"), std::string::npos);
+  // A typed kind is the type attribute, the state's name only where none was recorded.
+  std::vector<CaseResult> kinds = one_row_per_state();
+  for (CaseResult& r : kinds) {
+    if (r.state == ResultState::failed) r.fail_kind = FailKind::refused_curated;
+    if (r.state == ResultState::errored) r.error_kind = ErrorKind::timed_out;
+    if (r.state == ResultState::skipped) r.skip_reason = SkipReason::not_enough_memory;
+  }
+  const std::string typed = junit_of(kinds);
+  EXPECT_NE(testcase(typed, "case.FAILED").find("<failure message=\"why FAILED\" type=\"refused_curated\">"),
+            std::string::npos);
+  EXPECT_NE(testcase(typed, "case.ERRORED").find("<error message=\"why ERRORED\" type=\"timed_out\">"),
+            std::string::npos);
+  EXPECT_NE(testcase(typed, "case.SKIPPED").find("skip_reason: not_enough_memory"), std::string::npos);
+  EXPECT_NE(testcase(typed, "case.FAILED").find("caught_by: refusal"), std::string::npos);
 }
 
 TEST(JUnit, SuiteCountsAndTimeAddUp) {

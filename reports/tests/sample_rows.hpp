@@ -46,15 +46,18 @@ inline CaseResult mla_row(const std::string& id, ResultState state, int kv_len, 
   row.state = state;
   if (state == ResultState::skipped) {
     row.reason = "no GPU: hipGetDeviceCount returned 0";
+    row.skip_reason = SkipReason::no_device;
     return row;
   }
   if (state == ResultState::errored) {
     row.reason = "hipErrorIllegalAddress: an illegal memory access was encountered";
+    row.error_kind = ErrorKind::device_lost;
     return row;
   }
   row.tensors = {tensor("O", o_err), tensor("LSE", o_err / 4)};
   row.tensors[0].worst_element = "request 1, query token 2, head 5, channel 130";
   if (state == ResultState::failed) {
+    row.fail_kind = FailKind::wrong_output;
     row.tensors[0].stats.mismatches = 17;
     row.tensors[0].stats.nonfinite = 3;
     row.tensors[0].stats.nan_written = 2;

@@ -17,16 +17,16 @@ CaseResult passed() {
   return r;
 }
 
-CaseResult errored(std::string reason) {
+CaseResult errored(ErrorKind kind, std::string reason) {
   CaseResult r;
-  r.state = ResultState::errored;
-  r.reason = std::move(reason);
+  set_errored(r, kind, std::move(reason));
   return r;
 }
 
 CaseResult failed_on(const std::string& tensor, std::size_t mismatches, std::size_t unwritten, std::string canaries = "ok") {
   CaseResult r;
   r.state = ResultState::failed;
+  r.fail_kind = FailKind::wrong_output;
   r.reason = "O: wrong";
   ComparedTensor t;
   t.name = tensor;
@@ -55,18 +55,43 @@ TEST(HowCaught, NamesTheWayAndTheEvidence) {
   h = how_caught(failed_on("K", 3, 5));
   EXPECT_TRUE(h.has(CatchKind::comparison) && h.has(CatchKind::guard)) << h.detail;
 
-  h = how_caught(errored("persistent launch: the six buffers travel together; reduce_partial_map is missing"));
+  h = how_caught(errored(ErrorKind::backend_exception,
+                         "persistent launch: the six buffers travel together; reduce_partial_map is missing"));
   EXPECT_EQ(h.kinds, (std::vector<CatchKind>{CatchKind::refusal}));
   EXPECT_NE(h.detail.find("reduce_partial_map is missing"), std::string::npos);
 
-  for (const std::string& reason :
-       {process_died_reason("the case's process", "signal 6 (Aborted)"), watchdog_reason(30, "the case's process"),
-        device_lost_reason("hipErrorIllegalAddress (an illegal memory access was encountered)")}) {
-    h = how_caught(errored(reason));
+  for (const auto& [kind, reason] :
+       {std::pair{ErrorKind::crashed, process_died_reason("the case's process", "signal 6 (Aborted)")},
+        std::pair{ErrorKind::timed_out, watchdog_reason(30, "the case's process")},
+        std::pair{ErrorKind::device_lost,
+                  device_lost_reason("hipErrorIllegalAddress (an illegal memory access was encountered)")}}) {
+    h = how_caught(errored(kind, reason));
     EXPECT_EQ(h.kinds, (std::vector<CatchKind>{CatchKind::crash})) << reason;
     EXPECT_NE(h.detail.find(reason), std::string::npos);
   }
   EXPECT_TRUE(how_caught(passed()).kinds.empty());
+}
+
+// The kind is the typed field, never the reason: a refusal worded like a crash stays a refusal,
+// a crash worded like nothing stays a crash, and an ERRORED row of unknown kind (a report older
+// than the error_kind column) claims no way at all.
+TEST(HowCaught, ReadsTheTypedKindNeverTheReason) {
+  const std::string crash_words = process_died_reason("the case's process", "signal 11 (Segmentation fault)");
+  HowCaught h = how_caught(errored(ErrorKind::backend_exception, crash_words));
+  EXPECT_EQ(h.kinds, (std::vector<CatchKind>{CatchKind::refusal})) << h.detail;
+  h = how_caught(errored(ErrorKind::backend_exception, device_lost_reason("hipErrorIllegalAddress")));
+  EXPECT_EQ(h.kinds, (std::vector<CatchKind>{CatchKind::refusal})) << h.detail;
+  h = how_caught(errored(ErrorKind::timed_out, "no words of a watchdog here"));
+  EXPECT_EQ(h.kinds, (std::vector<CatchKind>{CatchKind::crash})) << h.detail;
+  h = how_caught(errored(ErrorKind::unknown, crash_words));
+  EXPECT_TRUE(h.kinds.empty()) << h.detail;
+  // A curated case the built-in backend refused is caught by refusal, not by a comparison.
+  CaseResult refused;
+  refused.state = ResultState::failed;
+  refused.fail_kind = FailKind::refused_curated;
+  refused.reason = "the backend refuses a curated case (only generated cases may be skipped): q_dtype=f32";
+  h = how_caught(refused);
+  EXPECT_EQ(h.kinds, (std::vector<CatchKind>{CatchKind::refusal})) << h.detail;
 }
 
 TEST(CatchKinds, ParseAndJoin) {
@@ -100,12 +125,12 @@ TEST(KillMatrix, ACleanRunSkippedForMemoryIsUncheckedNotAProblem) {
   CaseResult skipped;
   skipped.state = ResultState::skipped;
   skipped.reason = "not enough memory on this machine: needs about 17578 MiB of device memory, 9000 MiB are free";
-  skipped.skipped_for_memory = true;
+  skipped.skip_reason = SkipReason::not_enough_memory;
   const KillMatrix m = one_row(skipped, skipped, {CatchKind::comparison});
   EXPECT_TRUE(kill_matrix_problems(m).empty());
   EXPECT_EQ(kill_matrix_unchecked(m), std::vector<std::string>{"s4: " + skipped.reason});
-  // A refusal is a problem still, and checked rows are not listed as unchecked.
-  skipped.skipped_for_memory = false;
+  // A run where no backend was made is a problem still, and checked rows are not listed as unchecked.
+  skipped.skip_reason = SkipReason::no_device;
   EXPECT_EQ(kill_matrix_problems(one_row(skipped, skipped, {CatchKind::comparison})).size(), 1u);
   EXPECT_TRUE(kill_matrix_unchecked(one_row(passed(), failed_on("O", 4, 0), {CatchKind::comparison})).empty());
 }
@@ -113,7 +138,7 @@ TEST(KillMatrix, ACleanRunSkippedForMemoryIsUncheckedNotAProblem) {
 TEST(KillMatrix, AFaultMustBeCaughtTheWayItIsDesignedToBe) {
   EXPECT_TRUE(kill_matrix_problems(one_row(passed(), failed_on("O", 4, 0), {CatchKind::comparison})).empty());
   const auto crashed = kill_matrix_problems(
-      one_row(passed(), errored(process_died_reason("the case's process", "signal 11 (Segmentation fault)")),
+      one_row(passed(), errored(ErrorKind::crashed, process_died_reason("the case's process", "signal 11 (Segmentation fault)")),
               {CatchKind::comparison}));
   ASSERT_EQ(crashed.size(), 1u);
   EXPECT_EQ(crashed[0],

@@ -158,11 +158,18 @@ class Outcome:
     def set_times(self, device_ms: float, wall_ms: float) -> None:
         _capi.call("mlacheck_outcome_set_times", self._pointer, device_ms, wall_ms)
 
-    def set_skipped(self, reason: str) -> None:
+    def set_skipped(self, reason: str, kind: str = "unsupported") -> None:
+        """SKIPPED with a human `reason` and a typed `kind` (docs/report-columns.md, skip_reason):
+        "unsupported", "not_enough_memory", "no_device" or "not_checked_by_policy"."""
         _capi.call("mlacheck_outcome_set_skipped", self._pointer, _capi.cstr(reason))
+        _capi.call("mlacheck_outcome_set_skip_reason", self._pointer, _capi.cstr(kind))
 
-    def set_errored(self, reason: str) -> None:
+    def set_errored(self, reason: str, kind: str = "backend_exception") -> None:
+        """ERRORED with a human `reason` and a typed `kind` (error_kind): "backend_exception",
+        "crashed" or "timed_out" (a worker running the case died or hung), "device_lost",
+        "harness_error" or "backend_not_started"."""
         _capi.call("mlacheck_outcome_set_errored", self._pointer, _capi.cstr(reason))
+        _capi.call("mlacheck_outcome_set_error_kind", self._pointer, _capi.cstr(kind))
 
     def set_o(self, value, unwritten=None) -> None:
         """Raises TypeError or MlacheckError (status 1) naming what was given vs needed."""

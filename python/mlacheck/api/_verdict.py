@@ -81,6 +81,16 @@ class Verdict:
     # A decode sequence's steps that ran, each judged as a one-step case (in order; the row is the
     # sequence's). Empty for a one-step case.
     steps: tuple["Verdict", ...] = field(repr=False, compare=False, default=())
+    # The typed disposition (docs/report-columns.md), each the name of its kind or "" where it does
+    # not apply: why a SKIPPED row was not checked ("unsupported", "not_enough_memory", "no_device",
+    # "not_checked_by_policy"), what made an ERRORED one ("crashed", "timed_out", "device_lost",
+    # "backend_exception", "harness_error", "backend_not_started"), why a FAILED one failed
+    # ("wrong_output", or "refused_curated": the built-in backend refused a curated case), and how
+    # a faulted row was caught ("comparison", "guard", "refusal", "crash", joined by "|").
+    skip_reason: str = ""
+    error_kind: str = ""
+    fail_kind: str = ""
+    caught_by: str = ""
 
     @property
     def passed(self) -> bool:
@@ -141,6 +151,9 @@ def verdict_from_handle(pointer: int) -> Verdict:
     _capi.call("mlacheck_verdict_csv", pointer, ctypes.byref(header), ctypes.byref(record))
     failure = ctypes.c_int32()
     _capi.call("mlacheck_verdict_is_failure", pointer, ctypes.byref(failure))
+    kinds = [ctypes.c_char_p() for _ in range(4)]
+    _capi.call("mlacheck_verdict_disposition", pointer, *(ctypes.byref(k) for k in kinds))
+    skip_reason, error_kind, fail_kind, caught_by = (_capi.text(k.value) or "" for k in kinds)
     header_text = _capi.text(header.value)
     record_text = _capi.text(record.value)
     names = next(csv.reader(io.StringIO(header_text)))
@@ -182,4 +195,8 @@ def verdict_from_handle(pointer: int) -> Verdict:
         csv_header=header_text,
         csv_record=record_text,
         _handle=handle,
+        skip_reason=skip_reason,
+        error_kind=error_kind,
+        fail_kind=fail_kind,
+        caught_by=caught_by,
     )

@@ -104,7 +104,7 @@ def check(case: Case, backend, *, graph: bool = False, preparation_error: str | 
                 return finish()
         result = b.call(inputs, staged)
     except NotEnoughMemory as error:  # the case's cache pool does not fit this machine: not checked here
-        outcome.set_skipped(str(error))
+        outcome.set_skipped(str(error), kind="not_enough_memory")
         return finish()
     except Exception as error:  # noqa: BLE001
         outcome.set_errored(f"backend raised {describe_exception(error)}")
