@@ -2,7 +2,7 @@
 // Prepares a plan's cases ahead of a caller that runs its own backend (the Python runner): on
 // threads of this library, each case is opened, its inputs made and encoded and its oracle run,
 // so the caller's thread only runs the backend and the verdict (`mlacheck run --lookahead` does
-// the same for the built-in backend, harness/case_prefetch.hpp). Cases are handed out in list
+// the same for the built-in backend, run/case_prefetch.hpp). Cases are handed out in list
 // order; at most `lookahead` prepared cases wait to be taken, so memory stays bounded.
 #include <condition_variable>
 #include <cstddef>

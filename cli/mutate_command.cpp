@@ -8,7 +8,7 @@
 #include "cli/device_preflight.hpp"
 #include "cli/exit_status.hpp"
 #include "cli/fault_search.hpp"
-#include "cli/isolated_cases.hpp"
+#include "run/isolated_cases.hpp"
 #include "cli/progress.hpp"
 #include "plan/case_settle.hpp"
 #include "plan/run_plan.hpp"

@@ -7,7 +7,7 @@
 #include "cli/backend_description.hpp"
 #include "cli/device_preflight.hpp"
 #include "cli/exit_status.hpp"
-#include "cli/isolated_cases.hpp"
+#include "run/isolated_cases.hpp"
 #include "core/error.hpp"
 #include "plan/run_plan.hpp"
 #include "reports/report_folder.hpp"

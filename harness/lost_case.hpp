@@ -1,6 +1,6 @@
 #pragma once
 // The reasons of rows whose case took its process or device down, worded in one place: the
-// case isolation (cli/isolated_cases.hpp) writes them, and the kill matrix reads them back to say a
+// case isolation (run/isolated_cases.hpp) writes them, and the kill matrix reads them back to say a
 // fault was caught by a crash (rows travel between processes as report CSV, where the reason is
 // the only field that can say so).
 #include <string>

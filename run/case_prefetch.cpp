@@ -1,4 +1,4 @@
-#include "harness/case_prefetch.hpp"
+#include "run/case_prefetch.hpp"
 
 #include <algorithm>
 #include <deque>

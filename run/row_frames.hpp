@@ -1,5 +1,5 @@
 #pragma once
-// How a row crosses from an isolated case's process to the parent (cli/isolated_cases.hpp):
+// How a row crosses from an isolated case's process to the parent (run/isolated_cases.hpp):
 //   row <index> <bytes>[ memory]\n<report CSV: header + one record>
 // A row travels as report CSV so that every field a report carries survives the trip exactly as
 // it will be written.
@@ -9,7 +9,7 @@
 
 #include "harness/case_result.hpp"
 
-namespace mlacheck::cli {
+namespace mlacheck {
 
 // "row <index> <bytes>[ memory]\n" and the row as CSV (header and record). The report's columns
 // leave out that admission skipped the row for lack of memory; " memory" carries it, since a
@@ -24,4 +24,4 @@ struct RowFrame {
 // stays for the next read. Throws std::runtime_error for bytes that are no frame.
 std::vector<RowFrame> take_row_frames(std::string& buffer);
 
-}  // namespace mlacheck::cli
+}  // namespace mlacheck
