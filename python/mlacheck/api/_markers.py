@@ -26,6 +26,6 @@ def marker_names(op: str, plan_kind: str) -> list[str]:
 def marker_definitions() -> list[str]:
     """Lines for the ini "markers" setting, so --strict-markers accepts every marker a case carries."""
     lines = [f"{MARKER}: an mlacheck case (an item of --mlacheck-backend, or a test parametrized over mlacheck's cases)"]
-    lines += [f"{op_marker(op)}: an mlacheck case of op {op}" for op in _capi.CASE_KINDS.values()]
+    lines += [f"{op_marker(op)}: an mlacheck case of op {op}" for op in _capi.op_names()]
     lines += [f"{plan_marker(kind)}: an mlacheck case of the {kind} plan" for kind in _PLAN_KINDS]
     return lines
