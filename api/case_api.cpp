@@ -1,5 +1,8 @@
 // Cases: the problem, the inputs as codes in backend_abi.h's layouts, and the oracle's outputs.
 #include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
 
 #include "api/api_call.hpp"
 #include "api/api_objects.hpp"
@@ -8,6 +11,7 @@
 #include "core/gather_problem.hpp"
 #include "core/mla_inputs.hpp"
 #include "core/mla_sequence.hpp"
+#include "harness/op_registry.hpp"
 
 using mlacheck::api::api_call;
 using mlacheck::api::ApiError;
@@ -64,6 +68,23 @@ mlacheck_status mlacheck_case_repro(const mlacheck_case* c, const char** repro) 
 
 mlacheck_status mlacheck_case_kind_of(const mlacheck_case* c, int32_t* kind) {
   return api_call("mlacheck_case_kind_of", [&] { *require(kind, "kind") = require(c, "case")->kind; });
+}
+
+mlacheck_status mlacheck_case_op(const mlacheck_case* c, const char** op) {
+  return api_call("mlacheck_case_op", [&] {
+    require(op, "op");
+    // The registry's names are string literals, so the view's data ends in a NUL.
+    const std::string_view name = mlacheck::op_of_repro(require(c, "case")->run_case.repro);
+    if (name.empty()) throw std::invalid_argument("the case's repro names no registered op");
+    *op = name.data();
+  });
+}
+
+mlacheck_status mlacheck_op_names(const char** names) {
+  return api_call("mlacheck_op_names", [&] {
+    static const std::string all = mlacheck::op_names();
+    *require(names, "names") = all.c_str();
+  });
 }
 
 mlacheck_status mlacheck_case_unsupported_reason(const mlacheck_case* c, const char** reason) {

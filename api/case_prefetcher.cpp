@@ -7,43 +7,46 @@
 #include "api/case_kind.hpp"
 #include "core/mla_sequence.hpp"
 #include "harness/op_registry.hpp"
-#include "harness/oracle_share.hpp"
 
 namespace mlacheck::api {
 
-CasePrefetcher::CasePrefetcher(std::vector<RunCase> cases, KnownBugTable known_bugs, std::size_t lookahead,
-                               std::size_t threads)
-    : cases_(std::move(cases)), known_bugs_(std::move(known_bugs)), lookahead_(lookahead), slots_(cases_.size()) {
-  if (lookahead_ == 0) throw std::invalid_argument("lookahead must be at least 1");
-  if (threads == 0) throw std::invalid_argument("threads must be at least 1");
-  work_.reserve(cases_.size());
-  for (const RunCase& c : cases_) {
+namespace {
+
+// Each case's work (case_work), for its oracle's share of the threads.
+std::vector<double> works_of(const std::vector<RunCase>& cases) {
+  std::vector<double> works;
+  works.reserve(cases.size());
+  for (const RunCase& c : cases) {
     double w = 0.0;
     try {
       if (c.kind == RunCase::Kind::device) w = case_work(parse_case(c.repro));
     } catch (const std::invalid_argument&) {
       // Not a case this version reads: opening it reports that, with no oracle to share for.
     }
-    work_.push_back(w);
+    works.push_back(w);
   }
-  threads_.reserve(threads);
-  for (std::size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { work(); });
+  return works;
 }
 
-CasePrefetcher::~CasePrefetcher() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  changed_.notify_all();
-  for (std::thread& t : threads_) t.join();
-}
+}  // namespace
 
-CasePrefetcher::Taken CasePrefetcher::prepare(std::size_t i) const {
+CasePrefetcher::CasePrefetcher(std::vector<RunCase> cases, KnownBugTable known_bugs, std::size_t lookahead,
+                               std::size_t threads)
+    : cases_(std::move(cases)),
+      known_bugs_(std::move(known_bugs)),
+      queue_(works_of(cases_), lookahead == 0 ? throw std::invalid_argument("lookahead must be at least 1") : lookahead,
+             threads, [this](std::size_t i, int oracle_threads) {
+               try {
+                 return prepare(i, oracle_threads);
+               } catch (const std::exception& e) {  // the case carries what its preparation threw
+                 Taken failed;
+                 failed.error = e.what();
+                 return failed;
+               }
+             }) {}
+
+CasePrefetcher::Taken CasePrefetcher::prepare(std::size_t i, int threads) const {
   const RunCase& run_case = cases_[i];
-  // The case and those prepared beside it share the host's threads by their work, as `mlacheck
-  // run`'s do (harness/case_prefetch.cpp): a heavy case among light ones gets most of them.
-  const int threads = oracle_threads_in_queue(work_, i, lookahead_);
   Taken out;
   // One case of one entry: mlacheck_case_open is the one place a plan entry becomes a case.
   mlacheck_plan single;
@@ -70,42 +73,6 @@ CasePrefetcher::Taken CasePrefetcher::prepare(std::size_t i) const {
   });
   if (status != MLACHECK_OK) out.error = mlacheck_last_error();
   return out;
-}
-
-void CasePrefetcher::work() {
-  std::unique_lock lock(mutex_);
-  for (;;) {
-    changed_.wait(lock, [this] {
-      return stopping_ || (next_claim_ < cases_.size() && next_claim_ < next_take_ + lookahead_);
-    });
-    if (stopping_) return;
-    const std::size_t i = next_claim_++;
-    lock.unlock();
-    Taken taken;
-    try {
-      taken = prepare(i);
-    } catch (const std::exception& e) {  // nothing may escape a thread: the case carries it
-      taken.error = e.what();
-    }
-    lock.lock();
-    slots_[i].taken = std::move(taken);
-    slots_[i].ready = true;
-    changed_.notify_all();
-  }
-}
-
-CasePrefetcher::Taken CasePrefetcher::next() {
-  std::unique_lock lock(mutex_);
-  if (next_take_ >= cases_.size()) {
-    throw std::out_of_range("all " + std::to_string(cases_.size()) + " cases were taken");
-  }
-  const std::size_t i = next_take_;
-  changed_.wait(lock, [&] { return slots_[i].ready; });
-  Taken taken = std::move(slots_[i].taken);
-  ++next_take_;
-  lock.unlock();
-  changed_.notify_all();  // a slot of the lookahead came free
-  return taken;
 }
 
 }  // namespace mlacheck::api

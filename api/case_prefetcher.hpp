@@ -1,18 +1,16 @@
 #pragma once
 // Prepares a plan's cases ahead of a caller that runs its own backend (the Python runner): on
 // threads of this library, each case is opened, its inputs made and encoded and its oracle run,
-// so the caller's thread only runs the backend and the verdict (`mlacheck run --lookahead` does
-// the same for the built-in backend, harness/case_prefetch.hpp). Cases are handed out in list
-// order; at most `lookahead` prepared cases wait to be taken, so memory stays bounded.
-#include <condition_variable>
+// so the caller's thread only runs the backend and the verdict. An adapter over the one prefetch
+// loop (run/prefetch_queue.hpp, which `mlacheck run --lookahead` runs the built-in backend's cases
+// through too): this file says only how a plan entry is prepared for a C caller.
 #include <cstddef>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "api/api_objects.hpp"
+#include "run/prefetch_queue.hpp"
 
 namespace mlacheck::api {
 
@@ -22,9 +20,8 @@ class CasePrefetcher {
   // case is settled with it, as one the plan opens): the prefetcher never reads the plan again, so
   // a plan freed before the prefetcher cannot be read after its end.
   CasePrefetcher(std::vector<RunCase> cases, KnownBugTable known_bugs, std::size_t lookahead, std::size_t threads);
-  // Cancels: no case is claimed any more, the preparations under way finish (an oracle is not
-  // interruptible) and the threads are joined; cases not taken are freed.
-  ~CasePrefetcher();
+  // Cancels (the queue's end): no case is claimed any more, the preparations under way finish and
+  // the threads are joined; cases not taken are freed.
   CasePrefetcher(const CasePrefetcher&) = delete;
   CasePrefetcher& operator=(const CasePrefetcher&) = delete;
 
@@ -36,31 +33,18 @@ class CasePrefetcher {
     std::unique_ptr<mlacheck_case> c;
     std::string error;
   };
-  Taken next();
+  Taken next() { return queue_.next(); }
 
-  std::size_t size() const { return cases_.size(); }
+  std::size_t size() const { return queue_.size(); }
   // How many cases next() has handed out (the caller's thread is the only one that takes).
-  std::size_t taken() const { return next_take_; }
+  std::size_t taken() const { return queue_.taken(); }
 
  private:
-  struct Slot {
-    bool ready = false;
-    Taken taken;
-  };
-  void work();
-  Taken prepare(std::size_t i) const;
+  Taken prepare(std::size_t i, int oracle_threads) const;
 
   std::vector<RunCase> cases_;
-  std::vector<double> work_;  // each case's work (case_work), for its oracle's share of the threads
   KnownBugTable known_bugs_;
-  std::size_t lookahead_;
-  std::vector<Slot> slots_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::size_t next_claim_ = 0;  // the first case no thread has claimed
-  std::size_t next_take_ = 0;   // the case next() hands out next
-  bool stopping_ = false;
-  std::vector<std::thread> threads_;
+  PrefetchQueue<Taken> queue_;  // last: its threads read the members above
 };
 
 }  // namespace mlacheck::api

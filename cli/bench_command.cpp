@@ -15,7 +15,7 @@
 #include "device/backend_factory.hpp"
 #include "device/benchmark.hpp"
 #include "device/platform/device_info.hpp"
-#include "harness/case_prefetch.hpp"
+#include "run/case_prefetch.hpp"
 #include "plan/bench_shapes.hpp"
 #include "plan/case_settle.hpp"
 

@@ -8,7 +8,7 @@
 
 #include "bench/oracle_targets.hpp"
 #include "cli/option_checks.hpp"
-#include "harness/case_prefetch.hpp"
+#include "run/case_prefetch.hpp"
 #include "harness/oracle_self_check.hpp"
 #include "plan/data_files.hpp"
 #include "plan/run_plan.hpp"

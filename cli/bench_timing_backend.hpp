@@ -2,7 +2,7 @@
 // `mlacheck bench`'s backend: another Backend (the hip backend or a plugin) with everything passed
 // through, and each mla_decode run that the harness checks against the oracle followed by the
 // timing of the same problem on the same inputs through that backend's time_decode. Bench runs
-// its shapes through the harness's one prefetching driver (harness/case_prefetch.hpp: the oracle
+// its shapes through the harness's one prefetching driver (run/case_prefetch.hpp: the oracle
 // of the next shapes on CPU threads while this one is checked and timed) with this backend, and
 // takes each shape's timing when its row arrives.
 #include <exception>

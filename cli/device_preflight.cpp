@@ -4,7 +4,7 @@
 #include <sstream>
 
 #include "cli/backend_description.hpp"
-#include "cli/child_process.hpp"
+#include "run/child_process.hpp"
 #include "device/backend.hpp"
 #include "device/backend_factory.hpp"
 #include "device/platform/device_info.hpp"

@@ -11,11 +11,11 @@
 
 #include "cli/backend_description.hpp"
 #include "cli/device_preflight.hpp"
-#include "cli/isolated_cases.hpp"
 #include "cli/option_checks.hpp"
+#include "run/isolated_cases.hpp"
 #include "cli/progress.hpp"
 #include "cli/result_table.hpp"
-#include "cli/run_worker.hpp"
+#include "run/run_worker.hpp"
 #include "cli/shard.hpp"
 #include "plan/case_settle.hpp"
 #include "plan/data_files.hpp"

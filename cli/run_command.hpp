@@ -1,7 +1,7 @@
 #pragma once
 // `mlacheck run`: the main job. The oracle self-checks, every scenario, the default sweep and a
 // property sweep (or the one case of --case), run isolated in one worker process per visible GPU
-// (cli/isolated_cases.hpp, cli/run_worker.hpp), one row each, written to a report folder (mlacheck-report/ by default) as each
+// (run/isolated_cases.hpp, run/run_worker.hpp), one row each, written to a report folder (mlacheck-report/ by default) as each
 // case ends; exit status 1 when any case FAILED or ERRORED, 2 for a setup that cannot run
 // (cli/exit_status.hpp).
 #include <CLI/CLI.hpp>

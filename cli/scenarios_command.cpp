@@ -8,7 +8,7 @@
 #include "cli/backend_description.hpp"
 #include "cli/device_preflight.hpp"
 #include "cli/exit_status.hpp"
-#include "cli/isolated_cases.hpp"
+#include "run/isolated_cases.hpp"
 #include "cli/kill_matrix_table.hpp"
 #include "cli/option_checks.hpp"
 #include "cli/progress.hpp"

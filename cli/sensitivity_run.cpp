@@ -2,9 +2,9 @@
 
 #include <algorithm>
 
-#include "cli/isolated_cases.hpp"
+#include "run/isolated_cases.hpp"
 #include "device/backend_factory.hpp"
-#include "harness/case_prefetch.hpp"
+#include "run/case_prefetch.hpp"
 #include "harness/device_outcome.hpp"
 #include "harness/op_registry.hpp"
 #include "plan/case_settle.hpp"

@@ -1,7 +1,7 @@
 #pragma once
 // Runs the sensitivity matrix (cli/sensitivity_matrix.hpp): for each seed, the mla_decode cases of
 // the default `mlacheck run` plan of that seed, clean and with each precision fault. The rows run
-// isolated (cli/isolated_cases.hpp), `jobs` processes at once on the one GPU, each case's rows
+// isolated (run/isolated_cases.hpp), `jobs` processes at once on the one GPU, each case's rows
 // under every fault set in one process: its inputs and oracle are made once and its device half
 // runs once per set (harness run_cases_under_fault_sets, oracles prefetched on threads), so a case
 // costs one oracle however many faults are measured. A crash or a hang costs the row it happened

@@ -1,6 +1,6 @@
 #pragma once
 // The reasons of rows whose case took its process or device down, worded in one place: the case
-// isolation (cli/isolated_cases.hpp) writes them beside the row's typed error kind (crashed,
+// isolation (run/isolated_cases.hpp) writes them beside the row's typed error kind (crashed,
 // timed_out, device_lost: core/disposition.hpp). The wording is for people; what the row is, the
 // kind says, and nothing reads it back from here.
 #include <string>

@@ -25,7 +25,7 @@ CaseResult run_mla_case(const MlaDecodeProblem& p, Backend* backend, std::string
                         const FaultSet& faults = {});
 
 // The same in two halves, so the CPU half of the next cases can run on other threads while the
-// GPU runs this one (harness/case_prefetch.hpp). prepare_mla_case is thread-safe: it only reads
+// GPU runs this one (run/case_prefetch.hpp). prepare_mla_case is thread-safe: it only reads
 // the backend's supports(), which is const and host-only.
 struct PreparedMlaCase {
   MlaDecodeProblem problem;

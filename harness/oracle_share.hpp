@@ -1,5 +1,5 @@
 #pragma once
-// How the cases prepared at once (harness/case_prefetch.hpp) share the host's threads for their
+// How the cases prepared at once (run/case_prefetch.hpp) share the host's threads for their
 // oracles: in proportion to each case's work (case_work) within the cases in flight beside it.
 // A fixed equal share gave a heavy case (a DeepSeek-V3 MTP verify, kv 8192) one thread while the
 // light cases around it finished at once and left their cores idle, so the heavy case's oracle

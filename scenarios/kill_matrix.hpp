@@ -40,7 +40,7 @@ struct KillMatrix {
 };
 
 // Runs one scenario with a set of faults: run_scenario on some backend, in this process or, where
-// a fault may lose the device, in a process of its own (cli/isolated_cases.hpp); the row it returns
+// a fault may lose the device, in a process of its own (run/isolated_cases.hpp); the row it returns
 // is settled (plan/case_settle.hpp: the refusal policy, known bugs for the clean run).
 using ScenarioRunner = std::function<CaseResult(const Scenario&, const FaultSet&)>;
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/case_prefetch.hpp"
+#include "run/case_prefetch.hpp"
 #include "properties/support/mla_test_problems.hpp"
 
 namespace mlacheck::cli {

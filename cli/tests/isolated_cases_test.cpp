@@ -1,5 +1,5 @@
-// Cases in processes of their own under a watchdog (cli/isolated_cases.hpp: run, scenarios,
-// mutate, sensitivity), the child processes under them (cli/child_process.hpp: the device probe
+// Cases in processes of their own under a watchdog (run/isolated_cases.hpp: run, scenarios,
+// mutate, sensitivity), the child processes under them (run/child_process.hpp: the device probe
 // too) and the device preflight's decisions, without a GPU: the jobs are plain functions, the
 // censuses made by hand. A crash or a hang costs one ERRORED row naming how its process ended;
 // every other row comes back.
@@ -13,11 +13,11 @@
 #include <map>
 #include <thread>
 
-#include "cli/child_process.hpp"
+#include "run/child_process.hpp"
 #include "cli/device_preflight.hpp"
-#include "cli/isolated_cases.hpp"
+#include "run/isolated_cases.hpp"
 #include "cli/merge_command.hpp"
-#include "cli/run_worker.hpp"
+#include "run/run_worker.hpp"
 #include "harness/lost_case.hpp"
 
 namespace mlacheck::cli {

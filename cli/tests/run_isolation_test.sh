@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End-to-end tests of `mlacheck run`'s crash isolation (cli/isolated_cases.hpp), through the real
+# End-to-end tests of `mlacheck run`'s crash isolation (run/isolated_cases.hpp), through the real
 # executable:
 #   crash:  a worker process that aborts mid-case costs that case alone (ERRORED, signal named),
 #           every other row is there, and the exit status is 1;

@@ -112,6 +112,12 @@ MLACHECK_API mlacheck_status mlacheck_case_id(const mlacheck_case* c, const char
 /* The canonical repro string: `mlacheck run --case "<repro>"` replays the case alone. */
 MLACHECK_API mlacheck_status mlacheck_case_repro(const mlacheck_case* c, const char** repro);
 MLACHECK_API mlacheck_status mlacheck_case_kind_of(const mlacheck_case* c, int32_t* kind);
+/* The case's op as the library's operation registry names it ("mla_decode", "kv_gather"); an
+   oracle self-check names the op whose oracle it checks. */
+MLACHECK_API mlacheck_status mlacheck_case_op(const mlacheck_case* c, const char** op);
+/* Every op the library's registry holds, in registry order, ", "-separated ("mla_decode, kv_gather"):
+   callers read the ops from here rather than keep a list of their own. */
+MLACHECK_API mlacheck_status mlacheck_op_names(const char** names);
 /* Why the caller's backend cannot run this case (kv_gather cases), or NULL when it can. */
 MLACHECK_API mlacheck_status mlacheck_case_unsupported_reason(const mlacheck_case* c, const char** reason);
 

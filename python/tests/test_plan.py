@@ -92,3 +92,21 @@ def test_kv_gather_cases_say_why_they_are_unsupported():
     with pytest.raises(mlacheck.MlacheckError, match="kv_gather case") as info:
         gather.problem
     assert info.value.status == 2  # MLACHECK_ERROR_WRONG_CASE
+
+
+def test_a_cases_op_is_the_librarys_registry_name():
+    # Each case's op comes from the library's registry (mlacheck_case_op, mlacheck_op_names), every
+    # kind but the self-check is its op, and the marker lines (written before the library may
+    # load) match the registry.
+    from mlacheck.api import _capi, _markers
+
+    ops = _capi.op_names()
+    assert ops[:2] == ["mla_decode", "kv_gather"]
+    cases = list(mlacheck.plan("default", size=0))
+    assert {c.op for c in cases} <= set(ops)
+    assert {"mla_decode", "kv_gather"} <= {c.op for c in cases}
+    for c in cases:
+        assert c.kind == ("oracle_self_check" if c.kind == "oracle_self_check" else c.op)
+        assert c.repro.startswith(c.op + ":")
+    assert any(c.kind == "oracle_self_check" and c.op == "mla_decode" for c in cases)
+    assert list(_markers.MARKED_KINDS) == [*ops, "oracle_self_check"], "the marker lines miss an op of the registry"

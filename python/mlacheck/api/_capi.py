@@ -21,7 +21,9 @@ DTYPE_NAMES = {code: name for name, code in DTYPE_CODES.items()}
 # mlacheck_plan_kind
 PLAN_KINDS = {"default": 0, "scenarios": 1, "properties": 2}
 # mlacheck_case_kind
-CASE_KINDS = {0: "mla_decode", 1: "kv_gather", 2: "oracle_self_check"}
+# mlacheck_case_kind's one value that is no op: a case's op comes from the library (op_names(),
+# mlacheck_case_op), never from a list kept here.
+CASE_KIND_ORACLE_SELF_CHECK = 2
 # mlacheck_lse_base
 LSE_BASES = {"natural": 0, "log2": 1}
 # Where a kernel rounds P (mlacheck_backend_v1.p_dtype codes; docs/tolerance.md)
@@ -150,6 +152,8 @@ _SIGNATURES = {
     "mlacheck_case_id": [_P, _PSTR],
     "mlacheck_case_repro": [_P, _PSTR],
     "mlacheck_case_kind_of": [_P, ctypes.POINTER(ctypes.c_int32)],
+    "mlacheck_case_op": [_P, _PSTR],
+    "mlacheck_op_names": [_PSTR],
     "mlacheck_case_unsupported_reason": [_P, _PSTR],
     "mlacheck_case_problem": [_P, ctypes.POINTER(ctypes.POINTER(MlaProblemRecord))],
     "mlacheck_case_fill": [_P, _PSTR],
@@ -282,6 +286,13 @@ def call(name: str, *args) -> None:
     if status != 0:
         message = lib().mlacheck_last_error().decode("utf-8", "replace")
         raise MlacheckError(message or f"{name} failed with status {status}", status)
+
+
+def op_names() -> list[str]:
+    """Every op the library's operation registry holds, in registry order."""
+    names = ctypes.c_char_p()
+    call("mlacheck_op_names", ctypes.byref(names))
+    return [name.strip() for name in (text(names.value) or "").split(",")]
 
 
 def text(value: bytes | None) -> str | None:

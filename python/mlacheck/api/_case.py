@@ -251,9 +251,11 @@ class _CaseHandle:
 
 
 class Case:
-    """One case of a plan. `kind` is "mla_decode" (for the backend under test), "kv_gather" (tests
-    mlacheck's own gather kernels: SKIPPED, see `unsupported_reason`) or "oracle_self_check" (the
-    oracle against its plain-loop twin; needs no backend).
+    """One case of a plan. `op` is the op the library's registry names for it ("mla_decode",
+    "kv_gather", ...: _capi.op_names()). `kind` is "oracle_self_check" for an oracle self-check (the
+    oracle against its plain-loop twin; needs no backend), else the op: "mla_decode" (for the
+    backend under test) or "kv_gather" (tests mlacheck's own gather kernels: SKIPPED, see
+    `unsupported_reason`).
 
     Opening a case is cheap: its inputs and the oracle's outputs are made on first need and kept
     until release() (or until the case is dropped)."""
@@ -266,7 +268,8 @@ class Case:
         self.repro = self._string("mlacheck_case_repro")
         kind = ctypes.c_int32()
         _capi.call("mlacheck_case_kind_of", self._pointer, ctypes.byref(kind))
-        self.kind = _capi.CASE_KINDS[kind.value]
+        self.op = self._string("mlacheck_case_op")
+        self.kind = "oracle_self_check" if kind.value == _capi.CASE_KIND_ORACLE_SELF_CHECK else self.op
         self.unsupported_reason = self._string("mlacheck_case_unsupported_reason")
         self._problem = None
         self._inputs = None

@@ -2,9 +2,9 @@
 // the trip, partial frames wait for the rest, garbage is refused.
 #include <gtest/gtest.h>
 
-#include "cli/row_frames.hpp"
+#include "run/row_frames.hpp"
 
-namespace mlacheck::cli {
+namespace mlacheck {
 namespace {
 
 CaseResult sample_row() {
@@ -87,4 +87,4 @@ TEST(RowFrames, GarbageIsRefused) {
 }
 
 }  // namespace
-}  // namespace mlacheck::cli
+}  // namespace mlacheck

@@ -1,12 +1,7 @@
-#include "harness/case_prefetch.hpp"
-
-#include <algorithm>
-#include <deque>
-#include <future>
-#include <thread>
+#include "run/case_prefetch.hpp"
 
 #include "harness/device_outcome.hpp"
-#include "harness/oracle_share.hpp"
+#include "run/prefetch_queue.hpp"
 
 namespace mlacheck {
 
@@ -24,34 +19,15 @@ void run_cases_under_fault_sets(const std::vector<CaseProblem>& cases, Backend* 
       on_row(i, s, std::move(row));
     }
   };
-  if (options.lookahead == 0) {
-    for (std::size_t i = 0; i < cases.size(); ++i) {
-      const PreparedCase prepared = prepare_case(cases[i], backend, reason, first);
-      device_half(i, prepared);
-    }
-    return;
-  }
-  std::deque<std::future<PreparedCase>> ahead;
   std::vector<double> work(cases.size());
   for (std::size_t i = 0; i < cases.size(); ++i) work[i] = case_work(cases[i]);
-  std::size_t next = 0;
-  const auto launch = [&] {
-    // The case and those prepared beside it share the host's threads by their work, so a heavy
-    // case among light ones, or a short queue (the run's last cases), still keeps every core busy.
-    const int threads = oracle_threads_in_queue(work, next, options.lookahead);
-    const CaseProblem* c = &cases[next++];
-    ahead.push_back(std::async(std::launch::async, [c, backend, &reason, &first, threads] {
-      return prepare_case(*c, backend, reason, first, threads);
-    }));
-  };
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    while (next < cases.size() && ahead.size() < options.lookahead) launch();
-    const PreparedCase prepared = ahead.front().get();
-    ahead.pop_front();
-    // Refill before the device half, so the CPU works while the GPU does.
-    if (next < cases.size()) launch();
-    device_half(i, prepared);
-  }
+  // As many threads as cases ahead, so each case in the lookahead is prepared at once; the device
+  // half runs on this thread while they work.
+  PrefetchQueue<PreparedCase> queue(std::move(work), options.lookahead, options.lookahead,
+                                    [&](std::size_t i, int threads) {
+                                      return prepare_case(cases[i], backend, reason, first, threads);
+                                    });
+  for (std::size_t i = 0; i < cases.size(); ++i) device_half(i, queue.next());
 }
 
 void run_cases(const std::vector<CaseProblem>& cases, Backend* backend, std::string_view unavailable_reason,

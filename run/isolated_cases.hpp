@@ -5,8 +5,8 @@
 // ended (harness/lost_case.hpp wording: the signal, the exit status, or the watchdog's limit), a
 // fresh process takes the cases that remain, and every row already sent is kept.
 //
-// Each process is a forked child (cli/child_process.hpp) that runs its share of the cases and
-// sends each row as soon as it is final (cli/row_frames.hpp); a watchdog kills a process whose
+// Each process is a forked child (run/child_process.hpp) that runs its share of the cases and
+// sends each row as soon as it is final (run/row_frames.hpp); a watchdog kills a process whose
 // current case outlives that case's limit (plan/run_plan.hpp's case_timeout_s). The caller must
 // not have started the GPU runtime itself.
 //
@@ -20,11 +20,11 @@
 #include <vector>
 
 #include "device/faults.hpp"
-#include "harness/case_prefetch.hpp"
+#include "run/case_prefetch.hpp"
 #include "harness/case_result.hpp"
 #include "harness/op_registry.hpp"
 
-namespace mlacheck::cli {
+namespace mlacheck {
 
 struct IsolatedCase {
   CaseResult stub;         // id, op, repro and faults: the row the case gets when it is lost
@@ -56,7 +56,7 @@ void run_isolated(const std::vector<IsolatedCase>& cases, const IsolatedJob& job
 // case's ERRORED row with the message.
 CaseResult run_isolated_case(const IsolatedCase& c, const std::function<CaseResult()>& job);
 
-// One case through the harness driver (harness/case_prefetch.hpp) with `faults`, on GPU `device`,
+// One case through the harness driver (run/case_prefetch.hpp) with `faults`, on GPU `device`,
 // on the backend `backend_spec` names (device/backend_factory.hpp), in a process of its own under
 // a watchdog of `timeout_s`.
 CaseResult run_case_isolated(const CaseProblem& c, const FaultSet& faults, int device, double timeout_s,
@@ -65,4 +65,4 @@ CaseResult run_case_isolated(const CaseProblem& c, const FaultSet& faults, int d
 // The row of a case whose process ended without it: `stub` made ERRORED with `reason`.
 CaseResult lost_case_row(const CaseResult& stub, ErrorKind kind, const std::string& reason);
 
-}  // namespace mlacheck::cli
+}  // namespace mlacheck

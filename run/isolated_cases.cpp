@@ -1,4 +1,4 @@
-#include "cli/isolated_cases.hpp"
+#include "run/isolated_cases.hpp"
 
 #include <poll.h>
 #include <sys/wait.h>
@@ -14,14 +14,14 @@
 #include <stdexcept>
 #include <thread>
 
-#include "cli/child_process.hpp"
-#include "cli/row_frames.hpp"
+#include "run/child_process.hpp"
+#include "run/row_frames.hpp"
 #include "device/backend_factory.hpp"
 #include "harness/device_outcome.hpp"
 #include "harness/lost_case.hpp"
 #include "harness/op_registry.hpp"
 
-namespace mlacheck::cli {
+namespace mlacheck {
 
 namespace {
 
@@ -239,4 +239,4 @@ CaseResult run_case_isolated(const CaseProblem& c, const FaultSet& faults, int d
   });
 }
 
-}  // namespace mlacheck::cli
+}  // namespace mlacheck

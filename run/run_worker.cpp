@@ -1,12 +1,12 @@
-#include "cli/run_worker.hpp"
+#include "run/run_worker.hpp"
 
 #include "core/mla_problem.hpp"
 #include "device/backend_factory.hpp"
-#include "harness/case_prefetch.hpp"
+#include "run/case_prefetch.hpp"
 #include "harness/op_registry.hpp"
 #include "harness/oracle_self_check.hpp"
 
-namespace mlacheck::cli {
+namespace mlacheck {
 
 CaseResult run_case_stub(const RunCase& c) {
   CaseResult row;
@@ -56,4 +56,4 @@ void run_worker_cases(const RunWorkerOptions& options, const std::vector<RunCase
   }
 }
 
-}  // namespace mlacheck::cli
+}  // namespace mlacheck

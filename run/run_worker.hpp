@@ -1,5 +1,5 @@
 #pragma once
-// The cases of one `mlacheck run` process (cli/isolated_cases.hpp: one process per GPU): the
+// The cases of one `mlacheck run` process (run/isolated_cases.hpp: one process per GPU): the
 // oracle self-checks, then the device cases through the harness with the oracle of the next cases
 // prepared on other threads, each row sent as soon as the driver leaves it (the parent settles it:
 // plan/case_settle.hpp). A case whose GPU context is lost ends the share after its row, so the next
@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "cli/isolated_cases.hpp"
+#include "run/isolated_cases.hpp"
 #include "harness/oracle_share.hpp"
 #include "plan/run_plan.hpp"
 
-namespace mlacheck::cli {
+namespace mlacheck {
 
 struct RunWorkerOptions {
   int device = 0;
@@ -29,4 +29,4 @@ CaseResult run_case_stub(const RunCase& c);
 void run_worker_cases(const RunWorkerOptions& options, const std::vector<RunCase>& plan,
                       std::span<const std::size_t> todo, const RowSender& send);
 
-}  // namespace mlacheck::cli
+}  // namespace mlacheck

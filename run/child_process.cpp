@@ -1,4 +1,4 @@
-#include "cli/child_process.hpp"
+#include "run/child_process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -13,7 +13,7 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace mlacheck::cli {
+namespace mlacheck {
 
 namespace {
 
@@ -125,4 +125,4 @@ ChildOutcome run_forked(const std::function<std::string()>& job, double timeout_
   }
 }
 
-}  // namespace mlacheck::cli
+}  // namespace mlacheck

@@ -1,5 +1,5 @@
 #pragma once
-// Forked child processes: the process layer under cli/isolated_cases.hpp (every command that runs
+// Forked child processes: the process layer under run/isolated_cases.hpp (every command that runs
 // a case in a process of its own) and the device probe (cli/device_preflight.hpp). The caller
 // must not have started the GPU runtime itself: a forked child inherits no usable context and
 // makes its own. A child leaves with _exit, skipping the GPU runtime's teardown (after a lost
@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-namespace mlacheck::cli {
+namespace mlacheck {
 
 struct Child {
   pid_t pid = -1;
@@ -47,4 +47,4 @@ struct ChildOutcome {
 // answer, not a case). A child still running at the limit is killed and reaped.
 ChildOutcome run_forked(const std::function<std::string()>& job, double timeout_s);
 
-}  // namespace mlacheck::cli
+}  // namespace mlacheck

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "harness/case_prefetch.hpp"
+#include "run/case_prefetch.hpp"
 #include "harness/device_outcome.hpp"
 #include "plan/default_sweep.hpp"
 #include "properties/support/mla_test_problems.hpp"

@@ -1,4 +1,4 @@
-#include "cli/row_frames.hpp"
+#include "run/row_frames.hpp"
 
 #include <charconv>
 #include <stdexcept>
@@ -6,7 +6,7 @@
 #include "reports/csv_reader.hpp"
 #include "reports/csv_writer.hpp"
 
-namespace mlacheck::cli {
+namespace mlacheck {
 
 namespace {
 
@@ -49,4 +49,4 @@ std::vector<RowFrame> take_row_frames(std::string& buffer) {
   return frames;
 }
 
-}  // namespace mlacheck::cli
+}  // namespace mlacheck
