@@ -183,3 +183,11 @@ def verdict_from_handle(pointer: int) -> Verdict:
         csv_record=record_text,
         _handle=handle,
     )
+
+
+def verdict_from_csv(header: str, record: str) -> Verdict:
+    """The verdict another process made, from its report.csv header and record (mlacheck_verdict_csv
+    text): a verdict of this process, which a Report here can append."""
+    pointer = ctypes.c_void_p()
+    _capi.call("mlacheck_verdict_from_csv", _capi.cstr(header), _capi.cstr(record), ctypes.byref(pointer))
+    return verdict_from_handle(pointer.value)

@@ -73,7 +73,10 @@ def pytest_collection_modifyitems(session, config, items):
 
 def pytest_sessionfinish(session):
     state = session.config.stash.get(_STATE_KEY, None)
-    if state is None or state.report is None:
+    if state is None:
+        return
+    state.close()  # the worker processes
+    if state.report is None:
         return
     if worker_id(session.config) is None:
         state.report.finish()
