@@ -54,11 +54,15 @@ def _run(connection: Connection, job: tuple) -> bool:
         faulthandler.register(signal.SIGUSR1, file=fault_file, all_threads=False)
     sys.path[:] = sys_path + [p for p in sys.path if p not in sys_path]
     from ..api._case import Case
+    from ..api._torch_interop import torch_module
     from ._backend import adapt, check
     from ._backend_load import rebuild_backend
     from ._prefetch import prepared_cases
 
     try:
+        # What the route imports on first need (torch, when installed) is loaded here, under the
+        # loading limit, so the first case's watchdog limit covers the case alone.
+        torch_module()
         if _loaded.get("backend_payload") != (backend_kind, backend_payload):
             _loaded["backend"] = adapt(rebuild_backend(backend_kind, backend_payload))
             _loaded["backend_payload"] = (backend_kind, backend_payload)
@@ -91,10 +95,13 @@ def _run(connection: Connection, job: tuple) -> bool:
 
 def main() -> None:
     connection = Connection(int(sys.argv[1]))
-    while True:
-        job = connection.recv()
-        if job[0] == "stop" or not _run(connection, job):
-            break
+    try:
+        while True:
+            job = connection.recv()
+            if job[0] == "stop" or not _run(connection, job):
+                break
+    except (EOFError, BrokenPipeError, ConnectionResetError):
+        pass  # the parent is gone or done with this worker
     connection.close()
 
 

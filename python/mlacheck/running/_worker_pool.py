@@ -31,6 +31,9 @@ from ..api._verdict import Verdict, verdict_from_csv
 from ._backend_load import portable_backend
 
 DEFAULT_TIMEOUT_BASE_S = 120.0  # as `mlacheck run --timeout`
+# Starting a worker (the interpreter, the backend's imports, a CUDA context) is watched apart from
+# the cases, by at least this limit: a small case limit must not fail a slow import.
+LOADING_LIMIT_S = 120.0
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _STACK_FRAMES = 6  # of the dead worker's stack, in its row
 
@@ -206,8 +209,7 @@ class WorkerPool:
             self._spawn(w)
         w.job = list(w.todo)
         w.current = None
-        # Loading the backend (importing torch, starting CUDA) is watched by the base limit.
-        w.deadline = time.monotonic() + self._timeout_base_s
+        w.deadline = time.monotonic() + max(self._timeout_base_s, LOADING_LIMIT_S)
         kind, payload = self._backend
         w.connection.send(("job", list(sys.path), kind, payload, plans, [entries[p] for p in w.job], self._graph,
                            self._lookahead, w.fault_path))
@@ -252,7 +254,7 @@ class WorkerPool:
 
     def _watchdog(self, w: _Worker, cases, limits, on_row) -> None:
         lost = w.current if w.current is not None else w.todo[0]
-        limit = limits[lost] if w.current is not None else self._timeout_base_s
+        limit = limits[lost] if w.current is not None else max(self._timeout_base_s, LOADING_LIMIT_S)
         w.process.send_signal(signal.SIGUSR1)  # faulthandler writes where it hangs
         time.sleep(0.2)
         w.process.kill()
@@ -262,17 +264,18 @@ class WorkerPool:
 
     @staticmethod
     def _stop(w: _Worker) -> None:
+        """Waits for the process (a worker sent "stop" or about to exit ends on its own; one that
+        does not within 5 s is killed), then closes its connection."""
+        if w.process is not None:
+            try:
+                w.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                w.process.kill()
+                w.process.wait()
+            w.process = None
         if w.connection is not None:
             w.connection.close()
             w.connection = None
-        if w.process is not None:
-            if w.process.poll() is None:
-                try:
-                    w.process.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    w.process.kill()
-                    w.process.wait()
-            w.process = None
         if w.fault_path:
             try:
                 os.remove(w.fault_path)
