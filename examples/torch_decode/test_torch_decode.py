@@ -8,6 +8,7 @@ the CPU they skip, saying so."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 
@@ -149,11 +150,9 @@ def test_the_32bit_offset_wrong_decode_fails_pools_past_4gib_the_right_one_passe
     cases = POOLS_PAST_4GIB[source]()
     host_fits_a_pool = host_fits_smallest_pool(cases)
 
-    def right(inputs):
-        return torch_mla_decode.decode(inputs, device)
-
-    def wrapped(inputs):
-        return wrapped_offset_decode.decode(inputs, device)
+    # partials of module functions: a worker process imports them by name (isolation, the default)
+    right = functools.partial(torch_mla_decode.decode, device=device)
+    wrapped = functools.partial(wrapped_offset_decode.decode, device=device)
 
     passed = mlacheck.run(cases, right)
     if device == "cpu" and not host_fits_a_pool:
@@ -198,9 +197,7 @@ def steps_of(case) -> int:
 def test_decode_sequences_pass_in_every_backend_shape(device):
     cases = sequence_cases()
 
-    def decode(inputs):
-        return torch_mla_decode.decode(inputs, device)
-
+    decode = functools.partial(torch_mla_decode.decode, device=device)
     shapes = (decode, torch_mla_decode.TorchMlaBackend(device), graph_mla_decode.GraphMlaBackend(device),
               graph_mla_decode.HostPlanBackend(device))
     for backend in shapes:

@@ -51,9 +51,33 @@ def _raise():
     raise RuntimeError("the kernel refused its launch")
 
 
+def _device_assert():
+    import torch
+
+    x = torch.zeros(4, device="cuda")
+    x[torch.tensor([1 << 20], device="cuda")] = 1.0  # out of bounds: a device-side assert, sticky
+    torch.cuda.synchronize()
+
+
+def _illegal_address():
+    import torch
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def store_far(pointer):
+        tl.store(pointer + (1 << 40), tl.load(pointer))  # 4 TiB past a 4-byte tensor
+
+    x = torch.zeros(1, device="cuda")
+    store_far[(1,)](x)
+    torch.cuda.synchronize()
+
+
 segfaults = _backend("segfaults", _segfault)
 aborts = _backend("aborts", _abort)
 exits_zero = _backend("exits_zero", _exit_zero)
 exits_three = _backend("exits_three", _exit_three)
 hangs = _backend("hangs", _hang)
 raises = _backend("raises", _raise)
+device_asserts = _backend("device_asserts", _device_assert)
+illegal_address = _backend("illegal_address", _illegal_address)
