@@ -141,3 +141,22 @@ def test_the_plugin_under_xdist_isolates_each_worker(small_table, isolated_plugi
     result = isolated_plugin_run(*plugin_args("aborts", small_table), "-n", "2")
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines([f"*{BREAKS['aborts']}*"])
+
+
+def test_a_cases_watchdog_limit_grows_with_its_work():
+    small = mlacheck.plan(repro=BF16_MTP)[0]
+    large = mlacheck.plan(repro="mla_decode:heads=128;tp=1;lv=512;rope=64;kv=16384*8;q=4*8;bs=64;"
+                                "q_dtype=bf16;kv_dtype=bf16;o_dtype=bf16;seed=1")[0]
+    assert 10.0 <= small.timeout_s(10.0) < large.timeout_s(10.0)
+    assert small.timeout_s(10.0) - small.timeout_s(0.0) == pytest.approx(10.0)
+
+
+def test_a_row_from_a_worker_becomes_the_same_verdict_and_a_damaged_one_is_refused():
+    import numpy_backend
+    from mlacheck.api._verdict import verdict_from_csv
+
+    v = mlacheck.check(mlacheck.plan(repro=BF16_MTP)[0], numpy_backend.decode)
+    again = verdict_from_csv(v.csv_header, v.csv_record)
+    assert (again.id, again.state, again.csv_record) == (v.id, v.state, v.csv_record)
+    with pytest.raises(mlacheck.MlacheckError, match="a worker's row"):
+        verdict_from_csv(v.csv_header, v.csv_record.rstrip("\n"))  # torn: no line end
