@@ -8,7 +8,7 @@ import pytest
 from ..api._verdict_failure import VerdictFailure, assert_passed
 from ..running._backend import adapt, check
 from ..running._backend_load import load_backend as _load_backend
-from ..running._backend_load import load_backend_spec_shape
+from ..running._backend_load import resolve_backend
 from ..api._markers import marker_names
 from ..api._plan import Plan
 from ._options import selected_plan
@@ -35,9 +35,9 @@ class BackendSession:
         spec = config.option.mlacheck_backend
         self.isolated = config.option.mlacheck_isolation == "process"
         self._backend = None
-        if self.isolated:  # imported in the worker processes only (and here if --mlacheck-shrink asks)
+        if self.isolated:  # run in the worker processes; its module imported here to check the spec
             try:
-                load_backend_spec_shape(spec)
+                resolve_backend(spec)
             except ValueError as e:
                 raise pytest.UsageError(f"--mlacheck-backend {e}") from e
         self.plan: Plan = selected_plan(config)

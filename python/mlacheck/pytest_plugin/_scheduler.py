@@ -16,6 +16,7 @@ import threading
 
 import pytest
 
+from ..api._capi import MlacheckError
 from ..api._verdict import Verdict
 from ..running._worker_pool import WorkerPool, visible_devices
 from ._xdist import worker_id
@@ -93,8 +94,8 @@ class CaseScheduler:
                     self._done.wait(1.0)
             if case_index in self._verdicts:
                 return self._verdicts.pop(case_index)
-            if self._error is not None:
-                raise self._error
+            if self._error is not None:  # a fresh exception per item: one shared would grow its traceback
+                raise MlacheckError(f"the worker processes stopped: {type(self._error).__name__}: {self._error}")
         if self._thread is not None:
             self._thread.join()  # the pool serves one call at a time
         self._pool.run([self._state.plan[case_index]], lambda _, verdict: self._arrived(case_index, verdict))

@@ -16,6 +16,13 @@ class BackendNotPortable(TypeError):
 def load_backend(spec: str):
     """The object `module:attribute` names; a class is instantiated with no arguments. Raises
     ValueError naming the spec and what is wrong."""
+    target = resolve_backend(spec)
+    return target() if isinstance(target, type) else target
+
+
+def resolve_backend(spec: str):
+    """What `module:attribute` names, imported but not instantiated (the pytest plugin checks a
+    spec this way before its workers load it). Raises ValueError naming what is wrong."""
     load_backend_spec_shape(spec)
     module_name, _, attribute = spec.partition(":")
     try:
@@ -31,8 +38,6 @@ def load_backend(spec: str):
             target = getattr(target, part)
         except AttributeError:
             raise ValueError(f"backend {spec!r}: {module_name} has no attribute {attribute!r}") from None
-    if isinstance(target, type):
-        target = target()
     return target
 
 
