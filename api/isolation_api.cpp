@@ -11,6 +11,7 @@
 #include "plan/run_plan.hpp"
 #include "reports/csv_reader.hpp"
 #include "reports/csv_writer.hpp"
+#include "reports/report_error.hpp"
 
 using mlacheck::api::api_call;
 using mlacheck::api::ApiError;
@@ -61,7 +62,12 @@ mlacheck_status mlacheck_verdict_from_csv(const char* header, const char* record
     *out = nullptr;
     const std::string head = text(require(header, "header"));
     const std::string row = text(require(record, "record"));
-    mlacheck::CsvReport parsed = mlacheck::parse_csv_report("a worker's row", head + row);
+    mlacheck::CsvReport parsed;
+    try {
+      parsed = mlacheck::parse_csv_report("a worker's row", head + row);
+    } catch (const mlacheck::ReportError& e) {  // the caller's input, not a file
+      throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT, e.what());
+    }
     if (parsed.rows.size() != 1) {
       throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT,
                      "a worker's row holds " + std::to_string(parsed.rows.size()) + " rows, not one");
