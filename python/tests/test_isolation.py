@@ -160,3 +160,11 @@ def test_a_row_from_a_worker_becomes_the_same_verdict_and_a_damaged_one_is_refus
     assert (again.id, again.state, again.csv_record) == (v.id, v.state, v.csv_record)
     with pytest.raises(mlacheck.MlacheckError, match="a worker's row"):
         verdict_from_csv(v.csv_header, v.csv_record.rstrip("\n"))  # torn: no line end
+
+
+def test_every_way_of_breaking_in_one_run(small_table, monkeypatch):
+    monkeypatch.setenv("MLACHECK_TEST_BREAKS", "scenario.a=abort,scenario.c=exit_three")
+    plan = mlacheck.plan("scenarios", scenarios=small_table)
+    verdicts = mlacheck.run(plan, "breaking_backends:breaks_many", progress=False)
+    assert [(v.state, v.reason.split(": ", 1)[-1][:22]) for v in verdicts] == [
+        ("ERRORED", "signal 6 (Aborted); th"), ("PASSED", ""), ("ERRORED", "exit status 3")]
