@@ -37,11 +37,13 @@ class BackendSession:
         self._backend = None
         if self.isolated:  # run in the worker processes; its module imported here to check the spec
             try:
-                resolve_backend(spec)
+                target = resolve_backend(spec)
             except ValueError as e:
                 raise pytest.UsageError(f"--mlacheck-backend {e}") from e
+            name = str(getattr(target, "name", None) or spec)  # its declared name, as the rows carry it
+        else:
+            name = self.backend.name
         self.plan: Plan = selected_plan(config)
-        name = spec if self.isolated else self.backend.name
         self.title = f"mlacheck: {name} on {self.plan.description}"
         directory = report_directory(config)
         self.report = Report(directory, title=self.title) if directory else None
