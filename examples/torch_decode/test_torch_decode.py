@@ -69,9 +69,7 @@ def failures(verdicts):
 def test_both_backend_shapes_pass_a_property_sweep(device):
     plan = mlacheck.plan("properties", size=16, seed=11)
 
-    def decode(inputs):
-        return torch_mla_decode.decode(inputs, device)
-
+    decode = functools.partial(torch_mla_decode.decode, device=device)  # a worker imports it by name
     for backend in (decode, torch_mla_decode.TorchMlaBackend(device)):
         verdicts = mlacheck.run(plan, backend)
         assert not failures(verdicts), failures(verdicts)
