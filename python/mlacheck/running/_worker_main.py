@@ -8,7 +8,8 @@ the parent. Messages (pickled tuples):
                        [(plan key, case index), ...], graph, lookahead, faulthandler_path)
     worker -> parent: ("ready", name, version, device)   the backend is loaded
                       ("start", position)                 the case at `position` of the job begins
-                      ("row", position, header, record)   its row
+                      ("row", position, header, record, step records)
+                                                          its row (and a sequence's step rows)
                       ("device_lost", position, error)    a sticky GPU error after the case: the
                                                           worker exits; a fresh one takes the rest
                       ("done",)                           every case of the job sent
@@ -87,7 +88,8 @@ def _run(connection: Connection, job: tuple) -> bool:
                 error += f"; the backend raised: {verdict.reason}"
             connection.send(("device_lost", position, error))
             return False
-        connection.send(("row", position, verdict.csv_header, verdict.csv_record))
+        steps = [step.csv_record for step in verdict.steps]  # a decode sequence's steps, each a row
+        connection.send(("row", position, verdict.csv_header, verdict.csv_record, steps))
         case.release()
     connection.send(("done",))
     return True

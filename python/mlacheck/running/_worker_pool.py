@@ -13,6 +13,7 @@ row; rows reach the caller as they arrive."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import socket
@@ -228,7 +229,11 @@ class WorkerPool:
             w.deadline = time.monotonic() + limits[w.current]
         elif tag == "row":
             position = w.job[message[1]]
-            self._finish(w, position, verdict_from_csv(message[2], message[3]), on_row)
+            header, record, steps = message[2:5]
+            verdict = verdict_from_csv(header, record)
+            if steps:
+                verdict = dataclasses.replace(verdict, steps=tuple(verdict_from_csv(header, step) for step in steps))
+            self._finish(w, position, verdict, on_row)
         elif tag == "device_lost":
             position = w.job[message[1]]
             self._finish(w, position, lost_verdict(cases[position], "device_lost", message[2], backend=w.backend), on_row)
