@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import functools
 import sys
 import time
 
@@ -44,9 +45,7 @@ def main(argv=None) -> int:
     elif args.backend == "stateful":
         backend = graph_mla_decode.GraphMlaBackend(device)
     else:
-        def backend(inputs):
-            return torch_mla_decode.decode(inputs, device)
-
+        backend = functools.partial(torch_mla_decode.decode, device=device)  # a worker imports it by name
         backend.name = torch_mla_decode.decode.name
         backend.version = torch_mla_decode.decode.version
     plan = mlacheck.plan(repro=args.case) if args.case else mlacheck.plan(args.plan, seed=args.seed, size=args.size)

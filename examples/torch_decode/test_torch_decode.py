@@ -8,6 +8,7 @@ the CPU they skip, saying so."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 
@@ -68,9 +69,7 @@ def failures(verdicts):
 def test_both_backend_shapes_pass_a_property_sweep(device):
     plan = mlacheck.plan("properties", size=16, seed=11)
 
-    def decode(inputs):
-        return torch_mla_decode.decode(inputs, device)
-
+    decode = functools.partial(torch_mla_decode.decode, device=device)  # a worker imports it by name
     for backend in (decode, torch_mla_decode.TorchMlaBackend(device)):
         verdicts = mlacheck.run(plan, backend)
         assert not failures(verdicts), failures(verdicts)
@@ -163,11 +162,9 @@ def test_the_32bit_offset_wrong_decode_fails_pools_past_4gib_the_right_one_passe
     cases = POOLS_PAST_4GIB[source]()
     host_fits_a_pool = host_fits_smallest_pool(cases)
 
-    def right(inputs):
-        return torch_mla_decode.decode(inputs, device)
-
-    def wrapped(inputs):
-        return wrapped_offset_decode.decode(inputs, device)
+    # partials of module functions: a worker process imports them by name (isolation, the default)
+    right = functools.partial(torch_mla_decode.decode, device=device)
+    wrapped = functools.partial(wrapped_offset_decode.decode, device=device)
 
     passed = mlacheck.run(cases, right)
     if device == "cpu" and not host_fits_a_pool:
@@ -212,9 +209,7 @@ def steps_of(case) -> int:
 def test_decode_sequences_pass_in_every_backend_shape(device):
     cases = sequence_cases()
 
-    def decode(inputs):
-        return torch_mla_decode.decode(inputs, device)
-
+    decode = functools.partial(torch_mla_decode.decode, device=device)
     shapes = (decode, torch_mla_decode.TorchMlaBackend(device), graph_mla_decode.GraphMlaBackend(device),
               graph_mla_decode.HostPlanBackend(device))
     for backend in shapes:

@@ -317,6 +317,28 @@ MLACHECK_API mlacheck_status mlacheck_verdict_disposition(const mlacheck_verdict
  * ending in a line feed); docs/report-columns.md names the columns. */
 MLACHECK_API mlacheck_status mlacheck_verdict_csv(const mlacheck_verdict* v, const char** header, const char** record);
 
+/* ---- cases run in processes of their own -------------------------------------------------- */
+
+/* The watchdog limit of case `c`, as `mlacheck run` sets it (plan/run_plan.hpp case_timeout_s):
+ * `base_s` plus time for its oracle and kernels, growing with kv tokens x query rows x heads x Lk.
+ * `mlacheck run` uses base_s = 120. */
+MLACHECK_API mlacheck_status mlacheck_case_timeout_s(const mlacheck_case* c, double base_s, double* limit_s);
+/* How a case's process or device was lost (harness/lost_case.hpp words each kind's reason). */
+typedef enum mlacheck_case_loss {
+  MLACHECK_LOST_PROCESS_DIED = 1, /* "<process> died while running this case: <detail>" */
+  MLACHECK_LOST_TIMED_OUT = 2,    /* "timed out after <limit_s> s (watchdog); <process> was killed" */
+  MLACHECK_LOST_DEVICE_LOST = 3,  /* "device lost: <detail>" (a sticky GPU error after the case) */
+} mlacheck_case_loss;
+/* The case was lost: the verdict is ERRORED with the reason `mlacheck run` writes for such a case.
+ * `detail` (how the process ended: "signal 11 (Segmentation fault)", "exit status 0", or the GPU
+ * error) is required but for MLACHECK_LOST_TIMED_OUT, which uses `limit_s`. */
+MLACHECK_API mlacheck_status mlacheck_outcome_set_lost(mlacheck_outcome* o, int32_t how, const char* process,
+                                                       const char* detail, double limit_s);
+/* A row another process made (mlacheck_verdict_csv's header and record, sent as text) as a
+ * verdict of this process, e.g. to append to a report here. A malformed row:
+ * MLACHECK_ERROR_INVALID_ARGUMENT naming what is wrong. */
+MLACHECK_API mlacheck_status mlacheck_verdict_from_csv(const char* header, const char* record, mlacheck_verdict** out);
+
 /* ---- reports -------------------------------------------------------------------------------- */
 
 /* `dir` must be an existing folder; report.csv is created there (a row flushed per append). */

@@ -38,6 +38,13 @@ F32_OUT = (
 )
 
 
+def run_in_process(*args, **kwargs):
+    """mlacheck.run in this process (isolation="none"): the tests of the adapter, the prefetch,
+    progress and settling use backends defined in the test (closures no worker could import);
+    test_isolation.py tests the worker processes."""
+    return mlacheck.run(*args, isolation="none", **kwargs)
+
+
 def one_case(repro: str) -> mlacheck.Case:
     plan = mlacheck.plan(repro=repro)
     assert len(plan) == 1

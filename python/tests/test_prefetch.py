@@ -17,6 +17,7 @@ import pytest
 import mlacheck
 import numpy_backend
 from conftest import BF16_MTP, FP8_CACHE
+from conftest import run_in_process
 from mlacheck.running._prefetch import Prefetch
 
 # 14M cached tokens of 576 channels: a host cache of 32 GB of floats, past the 16 GiB of address
@@ -41,8 +42,8 @@ def rows(verdicts):
 
 def test_prefetching_gives_the_verdicts_of_no_prefetch_in_the_same_order():
     plan = mlacheck.plan("properties", size=8, seed=4)
-    alone = mlacheck.run(plan, numpy_backend.decode, lookahead=0, progress=False)
-    ahead = mlacheck.run(plan, numpy_backend.decode, lookahead=3, progress=False)
+    alone = run_in_process(plan, numpy_backend.decode, lookahead=0, progress=False)
+    ahead = run_in_process(plan, numpy_backend.decode, lookahead=3, progress=False)
     assert [v.id for v in ahead] == [v.id for v in alone]
     assert rows(ahead) == rows(alone)
     assert {v.state for v in alone} >= {"PASSED", "SKIPPED"}  # judged cases and a pool too large here
@@ -51,8 +52,8 @@ def test_prefetching_gives_the_verdicts_of_no_prefetch_in_the_same_order():
 def test_prefetching_a_list_of_cases_of_several_plans_keeps_their_order():
     generated = mlacheck.plan("properties", size=3, seed=9)
     cases = [mlacheck.plan(repro=FP8_CACHE)[0], *generated, mlacheck.plan(repro=BF16_MTP)[0]]
-    alone = mlacheck.run(cases, numpy_backend.decode, lookahead=0, progress=False)
-    ahead = mlacheck.run(cases, numpy_backend.decode, lookahead=2, progress=False)
+    alone = run_in_process(cases, numpy_backend.decode, lookahead=0, progress=False)
+    ahead = run_in_process(cases, numpy_backend.decode, lookahead=2, progress=False)
     assert [v.id for v in ahead] == [c.id for c in cases]
     assert rows(ahead) == rows(alone)
 
@@ -63,7 +64,7 @@ soft, hard = resource.getrlimit(resource.RLIMIT_AS)
 resource.setrlimit(resource.RLIMIT_AS, (min(ADDRESS_SPACE, soft if soft >= 0 else ADDRESS_SPACE), hard))
 import mlacheck, numpy_backend
 cases = [mlacheck.plan(repro=r)[0] for r in REPROS]
-verdicts = mlacheck.run(cases, numpy_backend.decode, lookahead=LOOKAHEAD, progress=False)
+verdicts = mlacheck.run(cases, numpy_backend.decode, lookahead=LOOKAHEAD, progress=False, isolation="none")
 print(json.dumps([[v.id, v.state, v.reason, v.is_failure] for v in verdicts]))
 """
 
@@ -127,11 +128,11 @@ def test_a_prefetch_outlives_its_plan_and_a_run_cut_short_closes_it():
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        mlacheck.run(mlacheck.plan("properties", size=16, seed=7), numpy_backend.decode, on_verdict=stop_after_two)
+        run_in_process(mlacheck.plan("properties", size=16, seed=7), numpy_backend.decode, on_verdict=stop_after_two)
     assert len(seen) == 2
 
 
 def test_lookahead_must_be_a_count():
     for bad in (-1, 1.5, True):
         with pytest.raises(ValueError, match="lookahead"):
-            mlacheck.run(mlacheck.plan(repro=BF16_MTP), numpy_backend.decode, lookahead=bad)
+            run_in_process(mlacheck.plan(repro=BF16_MTP), numpy_backend.decode, lookahead=bad)

@@ -8,6 +8,7 @@ import io
 import mlacheck
 import numpy_backend
 from conftest import BF16_MTP
+from conftest import run_in_process
 from mlacheck.running._progress import Progress, progress_line
 
 
@@ -59,8 +60,8 @@ def test_on_a_terminal_one_line_is_rewritten_in_place():
 
 def test_run_reports_progress_on_stderr_unless_asked_not_to(capsys):
     plan = mlacheck.plan(repro=BF16_MTP)
-    mlacheck.run(plan, numpy_backend.decode)
+    run_in_process(plan, numpy_backend.decode)
     err = capsys.readouterr().err
     assert err.startswith("[1/1] 0 failed, ") and ", took " in err and err.endswith(" s\n"), err
-    mlacheck.run(plan, numpy_backend.decode, progress=False)
+    run_in_process(plan, numpy_backend.decode, progress=False)
     assert capsys.readouterr().err == ""

@@ -11,6 +11,7 @@ import pytest
 import mlacheck
 import numpy_backend
 from conftest import BF16_MTP, FP8_CACHE
+from conftest import run_in_process
 
 
 def small_plan():
@@ -20,7 +21,7 @@ def small_plan():
 
 def test_callable_backend_passes_every_mla_case_of_a_repro_plan():
     for repro in (BF16_MTP, FP8_CACHE):
-        [v] = mlacheck.run(mlacheck.plan(repro=repro), numpy_backend.decode)
+        [v] = run_in_process(mlacheck.plan(repro=repro), numpy_backend.decode)
         assert v.state == "PASSED", v.describe()
         assert (v.backend, v.device, v.canaries) == ("numpy-reference", "cpu", "n/a")
 
@@ -43,7 +44,7 @@ class ObjectBackend:
 
 
 def test_object_backend_writes_staged_outputs_and_its_refusal_is_skipped():
-    verdicts = mlacheck.run(mlacheck.plan("properties", size=6, seed=2), ObjectBackend())
+    verdicts = run_in_process(mlacheck.plan("properties", size=6, seed=2), ObjectBackend())
     states = {v.id: v for v in verdicts}
     for v in verdicts:
         if v.op == "kv_gather":
@@ -66,7 +67,7 @@ def test_an_exception_is_errored_with_its_last_line_and_place():
     def decode(inputs):
         raise ValueError("heads=%d is not a tile" % inputs.problem.heads)
 
-    [v] = mlacheck.run(mlacheck.plan(repro=BF16_MTP), decode)
+    [v] = run_in_process(mlacheck.plan(repro=BF16_MTP), decode)
     assert v.state == "ERRORED" and v.is_failure
     assert v.reason.startswith("backend raised ValueError: heads=16 is not a tile (at ")
     assert "test_runner.py" in v.reason and "in decode)" in v.reason
@@ -78,7 +79,7 @@ def test_supports_raising_is_errored():
         raise AssertionError("never called")
 
     decode.supports = lambda problem: 1 / 0
-    [v] = mlacheck.run(mlacheck.plan(repro=BF16_MTP), decode)
+    [v] = run_in_process(mlacheck.plan(repro=BF16_MTP), decode)
     assert v.state == "ERRORED" and v.reason.startswith("supports() raised ZeroDivisionError")
 
 
@@ -100,14 +101,14 @@ def test_supports_raising_is_errored():
     ],
 )
 def test_wrong_returns_are_errored_naming_what_came_back_and_what_is_needed(returned, message):
-    [v] = mlacheck.run(mlacheck.plan(repro=BF16_MTP), returned)
+    [v] = run_in_process(mlacheck.plan(repro=BF16_MTP), returned)
     assert v.state == "ERRORED"
     assert v.reason == message or v.reason.startswith(message)
 
 
 def test_report_folder_holds_the_verdict_rows(tmp_path):
     out = tmp_path / "reports" / "run1"  # created as needed
-    verdicts = mlacheck.run(small_plan(), numpy_backend.decode, report_dir=out, title="numpy run")
+    verdicts = run_in_process(small_plan(), numpy_backend.decode, report_dir=out, title="numpy run")
     for name in ("report.csv", "junit.xml", "report.html"):
         assert (out / name).is_file()
     with open(out / "report.csv", newline="") as f:
@@ -140,7 +141,7 @@ def test_a_report_folder_that_is_a_file_is_named(tmp_path):
 
 def test_not_a_backend_is_refused():
     with pytest.raises(TypeError, match="a backend is a callable"):
-        mlacheck.run(mlacheck.plan(repro=BF16_MTP), 42)
+        run_in_process(mlacheck.plan(repro=BF16_MTP), 42)
 
 
 def test_torch_object_backend_on_a_torch_device(torch):
@@ -156,6 +157,6 @@ def test_torch_object_backend_on_a_torch_device(torch):
             outputs.lse.copy_(torch.from_numpy(lse).to(torch.float32))
 
     for repro in (BF16_MTP, FP8_CACHE):
-        [v] = mlacheck.run(mlacheck.plan(repro=repro), TorchObject())
+        [v] = run_in_process(mlacheck.plan(repro=repro), TorchObject())
         assert v.state == "PASSED", v.describe()
         assert v.device == "cpu" and v.canaries == "ok"

@@ -10,6 +10,7 @@ import pytest
 import mlacheck
 import numpy_backend
 from conftest import BF16_MTP
+from conftest import run_in_process
 
 HEADER = "id,reference,case,path,backend,platform,rank_heads,q_len,note\n"
 
@@ -27,9 +28,9 @@ def known_bug_table(tmp_path):
 
 
 def test_a_matching_failure_is_a_known_bug_with_its_data_kept(tmp_path):
-    [failed] = mlacheck.run(mlacheck.plan(repro=BF16_MTP, known_bugs=""), zero_o)
+    [failed] = run_in_process(mlacheck.plan(repro=BF16_MTP, known_bugs=""), zero_o)
     assert failed.state == "FAILED" and failed.is_failure
-    [known] = mlacheck.run(mlacheck.plan(repro=BF16_MTP, known_bugs=known_bug_table(tmp_path)), zero_o)
+    [known] = run_in_process(mlacheck.plan(repro=BF16_MTP, known_bugs=known_bug_table(tmp_path)), zero_o)
     assert known.state == "KNOWN_BUG" and not known.is_failure
     assert known.reason == "known bug py-bug (issue 9): " + failed.reason
     assert known.tensors.keys() == failed.tensors.keys()
@@ -37,7 +38,7 @@ def test_a_matching_failure_is_a_known_bug_with_its_data_kept(tmp_path):
 
 def test_the_shipped_table_is_the_default():
     # The shipped table holds no entry (the hip backend has no open bug): a failure stays FAILED.
-    [v] = mlacheck.run(mlacheck.plan(repro=BF16_MTP), zero_o)
+    [v] = run_in_process(mlacheck.plan(repro=BF16_MTP), zero_o)
     assert v.state == "FAILED"
 
 
@@ -48,7 +49,7 @@ def test_a_curated_case_the_backend_refuses_is_skipped_as_not_checked(tmp_path):
     decode.supports = lambda problem: "one request only" if problem.batch > 1 else None
     # A repro plan's case is curated (as `mlacheck run --case`); the known-bug table cannot make
     # a refusal anything but SKIPPED, since a SKIPPED row is no failure to excuse.
-    [v] = mlacheck.run(mlacheck.plan(repro=BF16_MTP, known_bugs=known_bug_table(tmp_path)), decode)
+    [v] = run_in_process(mlacheck.plan(repro=BF16_MTP, known_bugs=known_bug_table(tmp_path)), decode)
     assert (v.state, v.reason, v.is_failure) == ("SKIPPED", "one request only", False)
 
 

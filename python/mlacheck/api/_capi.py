@@ -28,6 +28,8 @@ CASE_KIND_ORACLE_SELF_CHECK = 2
 LSE_BASES = {"natural": 0, "log2": 1}
 # Where a kernel rounds P (mlacheck_backend_v1.p_dtype codes; docs/tolerance.md)
 P_ROUNDINGS = {"undeclared": -1, "q_dtype": -2, "mma_input": -3, "f32": 0, "bf16": 1, "f16": 2}
+# mlacheck_case_loss: how a case run in a worker process was lost (harness/lost_case.hpp words it)
+CASE_LOSSES = {"process_died": 1, "timed_out": 2, "device_lost": 3}
 # mlacheck_path_hint
 PATH_HINTS = {0: "auto", 1: "persistent", 2: "split_kv"}
 
@@ -191,6 +193,9 @@ _SIGNATURES = {
     "mlacheck_verdict_is_failure": [_P, ctypes.POINTER(ctypes.c_int32)],
     "mlacheck_verdict_csv": [_P, _PSTR, _PSTR],
     "mlacheck_verdict_disposition": [_P, _PSTR, _PSTR, _PSTR, _PSTR],
+    "mlacheck_verdict_from_csv": [_STR, _STR, _PP],
+    "mlacheck_case_timeout_s": [_P, ctypes.c_double, ctypes.POINTER(ctypes.c_double)],
+    "mlacheck_outcome_set_lost": [_P, ctypes.c_int32, _STR, _STR, ctypes.c_double],
     "mlacheck_shrink_run": [_STR, ctypes.c_int32, ctypes.c_double, _P, _P, _PP],
     "mlacheck_shrink_free": [_P],
     "mlacheck_shrink_summary": [_P, _PSTR, _PSTR, _PSTR, _PSTR],

@@ -171,6 +171,14 @@ class Outcome:
         _capi.call("mlacheck_outcome_set_errored", self._pointer, _capi.cstr(reason))
         _capi.call("mlacheck_outcome_set_error_kind", self._pointer, _capi.cstr(kind))
 
+    def set_lost(self, how: str, process: str, detail: str, limit_s: float = 0.0) -> None:
+        """The case's process or device was lost (`how`: one of _capi.CASE_LOSSES): ERRORED with
+        the reason `mlacheck run` writes for such a case."""
+        _capi.call(
+            "mlacheck_outcome_set_lost", self._pointer, _capi.CASE_LOSSES[how], _capi.cstr(process),
+            _capi.cstr(detail), limit_s,
+        )
+
     def set_o(self, value, unwritten=None) -> None:
         """Raises TypeError or MlacheckError (status 1) naming what was given vs needed."""
         problem = self._case.problem
@@ -300,6 +308,13 @@ class Case:
         holds one case's inputs at a time."""
         self._inputs = None
         self._case_handle = None
+
+    def timeout_s(self, base_s: float) -> float:
+        """The watchdog's limit for this case, as `mlacheck run` sets it: `base_s` plus time for
+        its oracle and kernels, growing with the case's work (plan/run_plan.hpp)."""
+        limit = ctypes.c_double()
+        _capi.call("mlacheck_case_timeout_s", self._pointer, float(base_s), ctypes.byref(limit))
+        return limit.value
 
     @property
     def plan_kind(self) -> str:

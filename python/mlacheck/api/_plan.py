@@ -5,10 +5,29 @@ from __future__ import annotations
 import ctypes
 import weakref
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from . import _capi
 from ._case import Case
 from ._data import packaged_table
+
+
+@dataclass(frozen=True)
+class PlanSpec:
+    """What mlacheck.plan() was given: plain data that reopens the same plan in another process
+    (a worker process of mlacheck.run or the pytest plugin). A parameter plan() takes is a field
+    here, so it reaches the workers too."""
+
+    kind: str | None = None
+    repro: str | None = None
+    seed: int = 1
+    size: int | None = None
+    scenarios: str | None = None
+    known_bugs: str | None = None
+
+    def open(self) -> "Plan":
+        return plan(self.kind, repro=self.repro, seed=self.seed, size=self.size, scenarios=self.scenarios,
+                    known_bugs=self.known_bugs)
 
 
 class Plan:
@@ -25,6 +44,7 @@ class Plan:
         self._size = count.value
         self.kind = kind
         self.description = description
+        self.spec: PlanSpec | None = None  # set by plan(): how a worker process reopens this plan
 
     def __len__(self) -> int:
         return self._size
@@ -76,6 +96,12 @@ def plan(kind: str | None = None, *, repro: str | None = None, seed: int = 1, si
     scenarios/known_bugs.csv by default, "" for none: a FAILED or ERRORED verdict an entry matches
     is KNOWN_BUG, as under `mlacheck run`.
     """
+    opened = _open(kind, repro=repro, seed=seed, size=size, scenarios=scenarios, known_bugs=known_bugs)
+    opened.spec = PlanSpec(kind, repro, seed, size, scenarios, known_bugs)
+    return opened
+
+
+def _open(kind, *, repro, seed, size, scenarios, known_bugs) -> Plan:
     if repro is not None:
         if kind is not None:
             raise ValueError("give a plan kind or a repro string, not both")

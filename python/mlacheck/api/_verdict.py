@@ -200,3 +200,11 @@ def verdict_from_handle(pointer: int) -> Verdict:
         fail_kind=fail_kind,
         caught_by=caught_by,
     )
+
+
+def verdict_from_csv(header: str, record: str) -> Verdict:
+    """The verdict another process made, from its report.csv header and record (mlacheck_verdict_csv
+    text): a verdict of this process, which a Report here can append."""
+    pointer = ctypes.c_void_p()
+    _capi.call("mlacheck_verdict_from_csv", _capi.cstr(header), _capi.cstr(record), ctypes.byref(pointer))
+    return verdict_from_handle(pointer.value)

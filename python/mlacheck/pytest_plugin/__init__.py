@@ -7,6 +7,8 @@
 `--mlacheck-backend module:attribute` names the backend: a callable decode(inputs) -> o | (o, lse),
 an object with run(inputs, outputs), or a class of such objects (instantiated with no arguments).
 It adds one item per case the backend runs (mla_decode), named `mlacheck::<case id>` (_pytest_items).
+The items' cases run ahead in worker processes, so a crash, exit, hang or lost GPU context costs
+one case (_scheduler; --mlacheck-isolation none runs them in this process, for debugging).
 
 A suite's own test that takes the `mlacheck_case` fixture runs once per such case of the plan the
 same options choose (no --mlacheck-backend needed); `mlacheck.parametrize(plan)` does the same for a
@@ -73,7 +75,10 @@ def pytest_collection_modifyitems(session, config, items):
 
 def pytest_sessionfinish(session):
     state = session.config.stash.get(_STATE_KEY, None)
-    if state is None or state.report is None:
+    if state is None:
+        return
+    state.close()  # the worker processes
+    if state.report is None:
         return
     if worker_id(session.config) is None:
         state.report.finish()

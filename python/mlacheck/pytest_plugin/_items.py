@@ -3,42 +3,28 @@ backend on its case when it runs (the case is opened then, so collecting builds 
 
 from __future__ import annotations
 
-import importlib
-
 import pytest
 
 from ..api._verdict_failure import VerdictFailure, assert_passed
 from ..running._backend import adapt, check
+from ..running._backend_load import load_backend as _load_backend
+from ..running._backend_load import resolve_backend
 from ..api._markers import marker_names
 from ..api._plan import Plan
 from ._options import selected_plan
 from ._rerun import backend_rerun
+from ._scheduler import CaseScheduler
 from ._shrink_lines import shrink_lines, shrunk_if_asked
 from ._xdist import report_directory
 from ..api._report import Report
 
 
 def load_backend(spec: str):
-    """The object `module:attribute` names; a class is instantiated with no arguments."""
-    module_name, sep, attribute = spec.partition(":")
-    if not sep or not module_name or not attribute:
-        raise pytest.UsageError(f"--mlacheck-backend {spec!r}: expected MODULE:ATTRIBUTE, e.g. mykernels.mla:decode")
+    """The object `module:attribute` names (a class instantiated with no arguments)."""
     try:
-        module = importlib.import_module(module_name)
-    except ImportError as e:
-        raise pytest.UsageError(
-            f"--mlacheck-backend {spec!r}: cannot import {module_name!r}: {e}. Is its folder on sys.path "
-            "(PYTHONPATH, or `python -m pytest` run from it)?"
-        ) from e
-    target = module
-    for part in attribute.split("."):
-        try:
-            target = getattr(target, part)
-        except AttributeError:
-            raise pytest.UsageError(f"--mlacheck-backend {spec!r}: {module_name} has no attribute {attribute!r}") from None
-    if isinstance(target, type):
-        target = target()
-    return target
+        return _load_backend(spec)
+    except ValueError as e:
+        raise pytest.UsageError(f"--mlacheck-backend {e}") from e
 
 
 class BackendSession:
@@ -46,11 +32,51 @@ class BackendSession:
 
     def __init__(self, config: pytest.Config):
         self.config = config
-        self.backend = adapt(load_backend(config.option.mlacheck_backend))
+        spec = config.option.mlacheck_backend
+        self.isolated = config.option.mlacheck_isolation == "process"
+        self._backend = None
+        if self.isolated:  # run in the worker processes; its module imported here to check the spec
+            try:
+                target = resolve_backend(spec)
+            except ValueError as e:
+                raise pytest.UsageError(f"--mlacheck-backend {e}") from e
+            name = str(getattr(target, "name", None) or spec)  # its declared name, as the rows carry it
+        else:
+            name = self.backend.name
         self.plan: Plan = selected_plan(config)
-        self.title = f"mlacheck: {self.backend.name} on {self.plan.description}"
+        self.title = f"mlacheck: {name} on {self.plan.description}"
         directory = report_directory(config)
         self.report = Report(directory, title=self.title) if directory else None
+        self.scheduler: CaseScheduler | None = None
+        # --mlacheck-shrink rewrites a failing row before it is written: then runtest writes it.
+        self.rows_on_arrival = not config.option.mlacheck_shrink
+
+    @property
+    def backend(self):
+        """The backend, loaded in this process (isolation none, or to shrink a failing case)."""
+        if self._backend is None:
+            self._backend = adapt(load_backend(self.config.option.mlacheck_backend))
+        return self._backend
+
+    def verdict(self, item: "MlacheckItem"):
+        """The item's case's verdict: from the workers (ahead of the item) or checked here."""
+        if not self.isolated:
+            verdict = check(self.plan[item.case_index], self.backend, graph=self.config.option.mlacheck_graph)
+            if self.report is not None and self.rows_on_arrival:
+                self.report.append(verdict)
+            return verdict
+        if self.scheduler is None:
+            self.scheduler = CaseScheduler(self, self._arrived)
+            self.scheduler.start(item.session.items)
+        return self.scheduler.verdict(item.case_index)
+
+    def _arrived(self, verdict) -> None:
+        if self.report is not None and self.rows_on_arrival:
+            self.report.append(verdict)  # as it arrives: a killed session keeps every finished row
+
+    def close(self) -> None:
+        if self.scheduler is not None:
+            self.scheduler.close()
 
 
 class MlacheckItem(pytest.Item):
@@ -63,10 +89,11 @@ class MlacheckItem(pytest.Item):
         self.state = session_state
 
     def runtest(self):
-        verdict = check(self.state.plan[self.case_index], self.state.backend, graph=self.config.option.mlacheck_graph)
-        verdict = shrunk_if_asked(self, verdict, self.state.backend)  # --mlacheck-shrink
-        if self.state.report is not None:
-            self.state.report.append(verdict)
+        verdict = self.state.verdict(self)
+        if not self.state.rows_on_arrival:
+            verdict = shrunk_if_asked(self, verdict, self.state.backend)  # --mlacheck-shrink
+            if self.state.report is not None:
+                self.state.report.append(verdict)
         self.user_properties.append(("mlacheck_state", verdict.state))
         self.user_properties.append(("mlacheck_repro", verdict.repro))
         assert_passed(verdict)

@@ -36,6 +36,28 @@ def add_options(parser: pytest.Parser) -> None:
         help="write report.csv, junit.xml and report.html of the --mlacheck-backend items here "
         "(under pytest-xdist each worker writes DIR/<worker id>/report.csv, merged at the end)",
     )
+    group.addoption(
+        "--mlacheck-isolation",
+        default="process",
+        choices=("process", "none"),
+        help="process (default): the --mlacheck-backend items' cases run ahead in worker processes, so a crash, "
+        "exit, hang or lost GPU context costs one case (an ERRORED row); none: in this process, for debugging",
+    )
+    group.addoption(
+        "--mlacheck-timeout-base",
+        type=float,
+        default=120.0,
+        metavar="S",
+        help="the watchdog's base limit per case in seconds, grown with the case's work (default 120, as "
+        "`mlacheck run --timeout`)",
+    )
+    group.addoption(
+        "--mlacheck-workers-per-device",
+        type=int,
+        default=1,
+        metavar="N",
+        help="worker processes per visible GPU (default 1; one in all without a GPU)",
+    )
     add_shrink_options(group)
 
 
