@@ -11,6 +11,7 @@ from ..api._verdict_failure import VerdictFailure, assert_passed
 from ..running._backend import adapt, check
 from ..api._markers import marker_names
 from ..api._plan import Plan
+from ..api._space import declared_space
 from ._options import selected_plan
 from ._rerun import backend_rerun
 from ._shrink_lines import shrink_lines, shrunk_if_asked
@@ -46,11 +47,14 @@ class BackendSession:
 
     def __init__(self, config: pytest.Config):
         self.config = config
-        self.backend = adapt(load_backend(config.option.mlacheck_backend))
-        self.plan: Plan = selected_plan(config)
+        loaded = load_backend(config.option.mlacheck_backend)
+        self.backend = adapt(loaded)
+        # A declared space draws the property sweep within it (a plan opened without a space).
+        self.space = declared_space(loaded)
+        self.plan: Plan = selected_plan(config).within(self.space)
         self.title = f"mlacheck: {self.backend.name} on {self.plan.description}"
         directory = report_directory(config)
-        self.report = Report(directory, title=self.title) if directory else None
+        self.report = Report(directory, title=self.title, space=self.space) if directory else None
 
 
 class MlacheckItem(pytest.Item):

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterable
 
 from ._backend import adapt, check
 from ..api._case import Case
+from ..api._plan import Plan
+from ..api._space import declared_space
 from ._prefetch import DEFAULT_LOOKAHEAD, prepared_cases
 from ._progress import Progress
 from ..api._report import Report
@@ -32,14 +35,22 @@ def run(
     backend asks); the verdicts are the same either way.
     `progress` prints cases done, failures, cases/s and the time left on stderr (_progress.py).
     `graph`: decode sequences in graph mode (step 0 captured in a CUDA graph, replayed for the
-    later steps; docs/python.md)."""
+    later steps; docs/python.md).
+    A backend that declares a `space` (mlacheck.Space) has a Plan's property sweep drawn within it
+    when the plan was opened without one (Plan.within); report.html and the summary line on
+    stderr say what the space excludes."""
     if lookahead is not None and (isinstance(lookahead, bool) or not isinstance(lookahead, int) or lookahead < 0):
         raise ValueError(f"lookahead {lookahead!r} must be None or an int >= 0")
+    space = declared_space(backend)
+    if space is not None and graph and not space.graph:
+        raise ValueError("graph=True: the backend's space declares no graph replay (Space(graph=False))")
+    if isinstance(plan, Plan):
+        plan = plan.within(space)
     adapter = adapt(backend)
     if progress and not hasattr(plan, "__len__"):
         plan = list(plan)  # the total is known before the first case
     meter = Progress(len(plan)) if progress else None
-    report = Report(report_dir, title) if report_dir is not None else None
+    report = Report(report_dir, title, space) if report_dir is not None else None
     verdicts = []
     for case, preparation_error in prepared_cases(plan, lookahead):
         verdict = check(case, adapter, graph=graph, preparation_error=preparation_error)
@@ -54,4 +65,11 @@ def run(
         report.finish()
     if meter is not None:
         meter.finish()
+    if space is not None and space.excludes:
+        print(space_summary(space), file=sys.stderr)
     return verdicts
+
+
+def space_summary(space) -> str:
+    """The summary line naming what of the problem space the backend's space excludes."""
+    return "the backend's space excludes: " + "; ".join(space.excludes)
