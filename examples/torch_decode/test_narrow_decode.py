@@ -49,7 +49,7 @@ def test_the_sweep_spreads_over_every_value_the_space_allows():
 @pytest.mark.parametrize("device", DEVICES)
 def test_run_draws_within_the_declared_space_and_passes(device, tmp_path, capsys):
     verdicts = mlacheck.run(
-        mlacheck.plan("properties", seed=5, size=24), narrow_decode.NarrowDecode(device), tmp_path, progress=False
+        mlacheck.plan("properties", seed=5, size=8), narrow_decode.NarrowDecode(device), tmp_path, progress=False
     )
     states = [v.state for v in verdicts]
     assert states and set(states) == {"PASSED"}, [(v.id, v.state, v.reason) for v in verdicts if v.state != "PASSED"]
@@ -63,15 +63,15 @@ def test_without_the_declaration_the_same_sweep_is_mostly_skipped():
     class Undeclared(narrow_decode.NarrowDecode):
         space = None
 
-    verdicts = mlacheck.run(mlacheck.plan("properties", seed=5, size=24), Undeclared("cpu"), progress=False)
+    verdicts = mlacheck.run(mlacheck.plan("properties", seed=5, size=8), Undeclared("cpu"), progress=False)
     skipped = sum(v.state == "SKIPPED" for v in verdicts)
     assert skipped >= 0.75 * len(verdicts), [v.state for v in verdicts]
 
 
-def test_the_pytest_plugin_draws_within_the_space(pytester):
-    pytester.syspathinsert(HERE)
+def test_the_pytest_plugin_draws_within_the_space(pytester, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [HERE, os.environ.get("PYTHONPATH")])))
     result = pytester.runpytest_subprocess(
         "-p", "mlacheck.pytest_plugin", "-p", "no:cacheprovider", "-q",
-        "--mlacheck-backend", "narrow_decode:NarrowDecode", "--mlacheck-plan", "properties", "--mlacheck-size", "12",
+        "--mlacheck-backend", "narrow_decode:NarrowDecode", "--mlacheck-plan", "properties", "--mlacheck-size", "8",
     )
-    result.assert_outcomes(passed=12)
+    result.assert_outcomes(passed=8)
