@@ -51,6 +51,8 @@ class BackendSession:
         self.backend = adapt(loaded)
         # A declared space draws the property sweep within it (a plan opened without a space).
         self.space = declared_space(loaded)
+        if self.space is not None and config.option.mlacheck_graph and not self.space.graph:
+            raise pytest.UsageError("--mlacheck-graph: the backend's space declares no graph replay (Space(graph=False))")
         self.plan: Plan = selected_plan(config).within(self.space)
         self.title = f"mlacheck: {self.backend.name} on {self.plan.description}"
         directory = report_directory(config)
