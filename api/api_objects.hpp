@@ -26,6 +26,8 @@ using KnownBugTable = std::shared_ptr<const std::vector<mlacheck::scenarios::Kno
 struct mlacheck_plan {
   std::vector<mlacheck::RunCase> cases;
   KnownBugTable known_bugs;
+  std::string space;           // canonical text of the property sweep's space; "" for none
+  std::string space_excludes;  // what it excludes, "; "-joined
 };
 
 struct mlacheck_case {
@@ -87,4 +89,11 @@ struct mlacheck_report {
   explicit mlacheck_report(const std::string& dir) : folder(dir, mlacheck::ReportFolder::Mode::replace) {}
   mlacheck::ReportFolder folder;
   std::set<std::string> ids;
+  std::optional<mlacheck::SupportSpace> space;  // report.html's backend-space section
 };
+
+namespace mlacheck::api {
+// A support space argument of the C API: NULL or "" is none; malformed text is an ApiError
+// (MLACHECK_ERROR_INVALID_ARGUMENT) naming the field.
+std::optional<SupportSpace> parse_space_argument(const char* space);
+}  // namespace mlacheck::api

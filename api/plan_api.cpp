@@ -38,16 +38,31 @@ KnownBugTable known_bug_table(const std::optional<std::string>& option) {
 
 }  // namespace
 
-extern "C" {
+namespace mlacheck::api {
 
-uint32_t mlacheck_harness_api_version(void) { return MLACHECK_HARNESS_API_VERSION; }
+std::optional<SupportSpace> parse_space_argument(const char* space) {
+  if (space == nullptr || *space == '\0') return std::nullopt;
+  try {
+    return parse_space(space);
+  } catch (const std::invalid_argument& e) {
+    throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT, e.what());
+  }
+}
 
-mlacheck_status mlacheck_plan_open(int32_t kind, uint64_t seed, int32_t size, const char* scenarios_file,
-                                   mlacheck_plan** out) {
-  return api_call("mlacheck_plan_open", [&] {
+}  // namespace mlacheck::api
+
+using mlacheck::api::parse_space_argument;
+
+namespace {
+
+// mlacheck_plan_open and _open_space: the plan of `kind`, its property sweep within `space`.
+mlacheck_status open_plan(const char* function, int32_t kind, uint64_t seed, int32_t size,
+                          const char* scenarios_file, const char* space, mlacheck_plan** out) {
+  return api_call(function, [&] {
     require(out, "out");
     *out = nullptr;
     mlacheck::RunPlanOptions options;
+    options.space = parse_space_argument(space);
     options.seed = seed;
     options.property_cases = size < 0 ? kDefaultPropertyCases : size;
     switch (kind) {
@@ -71,7 +86,50 @@ mlacheck_status mlacheck_plan_open(int32_t kind, uint64_t seed, int32_t size, co
     auto plan = std::make_unique<mlacheck_plan>();
     plan->cases = mlacheck::build_run_plan(options);
     plan->known_bugs = known_bug_table(std::nullopt);
+    if (options.space) {
+      plan->space = mlacheck::to_text(*options.space);
+      plan->space_excludes = mlacheck::space_excludes_text(*options.space);
+    }
     *out = plan.release();
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+uint32_t mlacheck_harness_api_version(void) { return MLACHECK_HARNESS_API_VERSION; }
+
+mlacheck_status mlacheck_plan_open(int32_t kind, uint64_t seed, int32_t size, const char* scenarios_file,
+                                   mlacheck_plan** out) {
+  return open_plan("mlacheck_plan_open", kind, seed, size, scenarios_file, nullptr, out);
+}
+
+mlacheck_status mlacheck_plan_open_space(int32_t kind, uint64_t seed, int32_t size, const char* scenarios_file,
+                                         const char* space, mlacheck_plan** out) {
+  return open_plan("mlacheck_plan_open_space", kind, seed, size, scenarios_file, space, out);
+}
+
+mlacheck_status mlacheck_plan_space(const mlacheck_plan* plan, const char** space, const char** excludes) {
+  return api_call("mlacheck_plan_space", [&] {
+    require(plan, "plan");
+    *require(space, "space") = plan->space.c_str();
+    *require(excludes, "excludes") = plan->space_excludes.c_str();
+  });
+}
+
+mlacheck_status mlacheck_space_describe(const char* space, const char** canonical, const char** excludes) {
+  return api_call("mlacheck_space_describe", [&] {
+    thread_local std::string canonical_text;
+    thread_local std::string excludes_text;
+    require(canonical, "canonical");
+    require(excludes, "excludes");
+    const mlacheck::SupportSpace parsed = mlacheck::api::parse_space_argument(require(space, "space")).value_or(
+        mlacheck::SupportSpace{});
+    canonical_text = mlacheck::to_text(parsed);
+    excludes_text = mlacheck::space_excludes_text(parsed);
+    *canonical = canonical_text.c_str();
+    *excludes = excludes_text.c_str();
   });
 }
 

@@ -89,10 +89,16 @@ mlacheck_status mlacheck_report_append(mlacheck_report* r, const mlacheck_verdic
   });
 }
 
+mlacheck_status mlacheck_report_set_space(mlacheck_report* r, const char* space) {
+  return api_call("mlacheck_report_set_space",
+                  [&] { require(r, "report")->space = mlacheck::api::parse_space_argument(space); });
+}
+
 mlacheck_status mlacheck_report_finish(mlacheck_report* r, const char* title) {
   return api_call("mlacheck_report_finish", [&] {
     require(r, "report");
     mlacheck::HtmlReportOptions options;
+    options.space = r->space;
     if (title != nullptr && *title != '\0') options.title = title;
     r->folder.finish(options);
   });

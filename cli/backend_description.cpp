@@ -17,6 +17,11 @@ BackendKind backend_kind(const std::string& spec) {
   return is_plugin_spec(spec) ? BackendKind::external : BackendKind::built_in;
 }
 
+std::optional<SupportSpace> backend_space(const std::string& spec) {
+  if (!is_plugin_spec(spec)) return std::nullopt;
+  return PluginLibrary(spec).space();
+}
+
 bool runs_on_host(const std::string& spec) { return is_plugin_spec(spec) && !PluginLibrary(spec).on_device(); }
 
 }  // namespace mlacheck::cli

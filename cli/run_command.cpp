@@ -94,6 +94,8 @@ int run(const RunOptions& options) {
   plan_options.property_cases = options.property_cases;
   plan_options.scenarios_file = options.case_repro.empty() ? scenario_table_path(options.scenarios_file) : "";
   plan_options.timeout_base_s = options.timeout_base_s;
+  // A plugin's declared space draws the property sweep within it (a --case replay has no sweep).
+  if (options.case_repro.empty()) plan_options.space = backend_space(options.backend);
   const std::vector<RunCase> plan = build_run_plan(plan_options);
   const std::vector<scenarios::KnownBug> known_bugs = load_known_bug_table(options.known_bugs);
   const Shard shard = resolve_shard(options.shard);
@@ -160,8 +162,14 @@ int run(const RunOptions& options) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fprintf(stdout, "%zu cases in %.1f s: %.2f cases/s\n", todo.size(), seconds,
                seconds > 0.0 ? static_cast<double>(todo.size()) / seconds : 0.0);
-  if (reports) reports->finish();
+  HtmlReportOptions html;
+  html.space = plan_options.space;
+  if (reports) reports->finish(html);
   const int status = print_summary(stdout, rows);
+  if (plan_options.space) {
+    const std::string excluded = space_excludes_text(*plan_options.space);
+    std::fprintf(stdout, "the backend's space excludes: %s\n", excluded.empty() ? "nothing" : excluded.c_str());
+  }
   if (const BoundUsedSummary used = bound_used_summary(rows); used.cases > 0) {
     std::fprintf(stdout, "bound used by %zu passed cases (rms_rel_err / tol_rms): median %.3g, p90 %.3g, max %.3g\n",
                  used.cases, used.median, used.p90, used.max);

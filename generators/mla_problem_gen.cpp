@@ -23,6 +23,30 @@ using rc::gen::inRange;
 // AITER's): device/kernels/split_kv_plan.hpp's kMaxRopeTile, which test support cannot include.
 constexpr int kKernelsMaxRope = 64;
 
+// The longest cache per request that keeps a pool of `requests` such caches, their partial blocks,
+// the spare blocks and a sequence's growth (8 steps of 8 tokens) within the space's max_pool.
+int pool_kv_cap(const SupportSpace& space, const MlaDecodeProblem& p, int requests) {
+  if (space.max_pool_bytes <= 0) return std::numeric_limits<int>::max();
+  // A space without dtypes has its cache dtype drawn later: size rows for the widest (f32).
+  const std::int64_t bytes = space.dtypes.empty() ? 4 : static_cast<std::int64_t>(storage_bytes(p.kv_dtype));
+  const std::int64_t row = static_cast<std::int64_t>(lk(p)) * bytes;
+  const std::int64_t blocks = space.max_pool_bytes / (row * p.block_size) - 2 - 2 * requests;
+  const std::int64_t per_request = blocks * p.block_size / requests - 64;
+  return static_cast<int>(std::clamp<std::int64_t>(per_request, 1, std::numeric_limits<int>::max()));
+}
+
+// Whether one more request of `tokens` fits the space's pool beside the batch drawn so far.
+bool pool_allows_tokens(const SupportSpace* space, const MlaDecodeProblem& p, int tokens) {
+  if (space == nullptr || space->max_pool_bytes <= 0) return true;
+  return pool_kv_cap(*space, p, batch(p) + 1) >= tokens;
+}
+
+// Percent-weighted coin that shrinks toward false.
+rc::Gen<bool> gen_percent(int percent) {
+  const auto p = static_cast<std::size_t>(std::clamp(percent, 0, 100));
+  return weighted_shrinking_element<bool>({{100 - p, false}, {p, true}});
+}
+
 // (total_heads, tp). Model splits give per-rank 1, 2, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128.
 rc::Gen<std::pair<int, int>> gen_head_split(int heads128_percent) {
   const auto model = rc::gen::exec([] {
@@ -57,10 +81,40 @@ rc::Gen<std::pair<int, int>> gen_latent_widths(bool device_shapes_only) {
       rc::gen::exec([rope_steps] { return std::pair{16 * *inRange(1, 33), 16 * *inRange(0, rope_steps + 1)}; }));
 }
 
-rc::Gen<int> gen_q_len() {
+// max_q_len > 0 keeps the entries up to it (a space's max_q).
+rc::Gen<int> gen_q_len(int max_q_len = 0) {
   // Non-powers of two carry the most weight: aiter #2720 collapses rows for q_len 3, 5, 6, 7.
   // 4 (MTP3) and 8 (vLLM's spec_decode_medium, aiter #5679) are the speculative shapes engines run.
-  return weighted_shrinking_element<int>({{4, 1}, {1, 2}, {3, 3}, {2, 4}, {3, 5}, {3, 6}, {3, 7}, {2, 8}});
+  std::vector<std::pair<std::size_t, int>> weighted{{4, 1}, {1, 2}, {3, 3}, {2, 4}, {3, 5}, {3, 6}, {3, 7}, {2, 8}};
+  if (max_q_len > 0) std::erase_if(weighted, [max_q_len](const auto& w) { return w.second > max_q_len; });
+  return weighted_shrinking_element<int>(std::move(weighted));
+}
+
+// Per-rank head counts within a space: the model splits' counts it allows and, for a range,
+// uniform counts across it (capped at 128, the widest rank the sweep draws); each on 1, 2, 4 or 8
+// ranks. The smallest allowed count first, so counterexamples shrink toward it.
+rc::Gen<std::pair<int, int>> gen_space_head_split(const SupportSpace& space, int heads128_percent) {
+  std::vector<int> listed = space.head_list;
+  if (listed.empty()) {
+    for (int h : {1, 2, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128}) {
+      if (allows_heads(space, h)) listed.push_back(h);
+    }
+    if (!allows_heads(space, 128) || listed.empty()) listed.push_back(std::min(space.heads_max, std::max(space.heads_min, 128)));
+  }
+  std::sort(listed.begin(), listed.end());
+  listed.erase(std::unique(listed.begin(), listed.end()), listed.end());
+  rc::Gen<int> per_rank = shrinking_element_of(listed);
+  if (space.head_list.empty() && space.heads_max > space.heads_min) {
+    const int top = std::max(space.heads_min, std::min(space.heads_max, 128));
+    per_rank = rc::gen::oneOf(per_rank, inRange(space.heads_min, top + 1));
+  }
+  const bool widest_allowed = heads128_percent > 0 && allows_heads(space, 128);
+  return rc::gen::exec([per_rank, widest_allowed, heads128_percent] {
+    if (widest_allowed && *gen_percent(heads128_percent)) return std::pair{128, 1};
+    const int h = *per_rank;
+    const int tp = *shrinking_element(1, 2, 4, 8);
+    return std::pair{h * tp, tp};
+  });
 }
 
 // The longest cache whose oracle work for one request of q_len tokens fits `flops` (0: no bound).
@@ -68,12 +122,6 @@ int oracle_kv_cap(const MlaDecodeProblem& p, int q_len, double flops) {
   if (flops <= 0.0) return std::numeric_limits<int>::max();
   const double per_token = 2.0 * q_len * heads(p) * (lk(p) + p.kv_lora_rank);
   return static_cast<int>(std::min(flops / per_token, static_cast<double>(std::numeric_limits<int>::max())));
-}
-
-// Percent-weighted coin that shrinks toward false.
-rc::Gen<bool> gen_percent(int percent) {
-  const auto p = static_cast<std::size_t>(std::clamp(percent, 0, 100));
-  return weighted_shrinking_element<bool>({{100 - p, false}, {p, true}});
 }
 
 // Turns the one-step batch `p` (its kv_lens: each request's length at its first step) into a
@@ -122,29 +170,47 @@ rc::Gen<MlaDecodeProblem> gen_mla_decode_problem(MlaGenLimits limits) {
     return rc::gen::exec([limits, size] {
       MlaDecodeProblem p;
       p.name = *gen_problem_name();
-      std::tie(p.total_heads, p.tp) = *gen_head_split(limits.heads128_percent);
+      const SupportSpace* space = limits.space ? &*limits.space : nullptr;
+      std::tie(p.total_heads, p.tp) = space != nullptr ? *gen_space_head_split(*space, limits.heads128_percent)
+                                                       : *gen_head_split(limits.heads128_percent);
       p.tp_rank = *inRange(0, p.tp);
-      std::tie(p.kv_lora_rank, p.rope_dim) = *gen_latent_widths(limits.device_shapes_only);
-      p.block_size = *rc::gen::oneOf(shrinking_element(16, 1, 64), inRange(1, 129));
+      std::tie(p.kv_lora_rank, p.rope_dim) = space != nullptr && !space->lv_rope.empty()
+                                                 ? *shrinking_element_of(space->lv_rope)
+                                                 : *gen_latent_widths(limits.device_shapes_only);
+      p.block_size = space != nullptr && !space->block_sizes.empty()
+                         ? *shrinking_element_of(space->block_sizes)
+                         : *rc::gen::oneOf(shrinking_element(16, 1, 64), inRange(1, 129));
+      // A space's dtypes are drawn before the cache lengths, which its pool bounds.
+      if (space != nullptr && !space->dtypes.empty()) {
+        const DtypeCombo combo = *shrinking_element_of(space->dtypes);
+        p.q_dtype = combo.q;
+        p.kv_dtype = combo.kv;
+        p.o_dtype = combo.o;
+      }
 
       const int requests = *inRange(1, 1 + std::max(1, limits.max_batch * size / 100));
-      const int kv_cap = size_cap(size, limits.max_kv_len);
+      const int kv_cap = std::min(size_cap(size, limits.max_kv_len),
+                                  space != nullptr ? pool_kv_cap(*space, p, requests) : std::numeric_limits<int>::max());
       // Drawn only when asked for, so that limits without sequences draw what they drew before.
       // The oracle runs every step of a sequence: its steps share the case's budget.
-      const int steps = limits.sequence_percent > 0 && *gen_percent(limits.sequence_percent) ? *inRange(2, 9) : 1;
+      const bool sequences = space == nullptr || space->sequences;
+      const int steps =
+          sequences && limits.sequence_percent > 0 && *gen_percent(limits.sequence_percent) ? *inRange(2, 9) : 1;
       const double flops_share = limits.max_oracle_flops * std::clamp(size, 1, 100) / 100.0 / requests / steps;
       p.q_lens.clear();
       p.kv_lens.clear();
       // Speculative decode verifies num_spec + 1 tokens for every request: one batch in three shares
       // one q_len, the shape dispatchers key on (aiter #5679 picks its variant by heads x q_len).
       const bool shared_q_len = *weighted_shrinking_element<bool>({{2, false}, {1, true}});
-      const int batch_q_len = *gen_q_len();
+      const int max_q = space != nullptr ? space->max_q_len : 0;
+      const int batch_q_len = *gen_q_len(max_q);
       for (int r = 0; r < requests; ++r) {
-        const int q_len = shared_q_len ? batch_q_len : *gen_q_len();
+        const int q_len = shared_q_len ? batch_q_len : *gen_q_len(max_q);
         p.q_lens.push_back(q_len);
         // One request in eight is a padded row (kv_len 0, its table row all -1): CUDA-graph
         // padding and ranks owning no KV (UPSTREAM R1). Shrinks toward a real request.
-        const bool padded = *weighted_shrinking_element<bool>({{7, false}, {1, true}});
+        // A space without q_len > kv_len rows draws none.
+        const bool padded = (space == nullptr || space->q_over_kv) && *weighted_shrinking_element<bool>({{7, false}, {1, true}});
         p.kv_lens.push_back(
             padded ? 0 : *gen_kv_len(q_len, p.block_size, std::min(kv_cap, oracle_kv_cap(p, q_len, flops_share))));
       }
@@ -153,7 +219,7 @@ rc::Gen<MlaDecodeProblem> gen_mla_decode_problem(MlaGenLimits limits) {
         p.kv_lens[0] =
             *gen_kv_len(p.q_lens[0], p.block_size, std::min(kv_cap, oracle_kv_cap(p, p.q_lens[0], flops_share)));
       }
-      if (limits.long_kv_percent > 0 &&
+      if (limits.long_kv_percent > 0 && pool_allows_tokens(space, p, 16385) &&
           *weighted_shrinking_element<bool>({{100 - static_cast<std::size_t>(limits.long_kv_percent), false},
                                              {static_cast<std::size_t>(limits.long_kv_percent), true}})) {
         p.kv_lens[static_cast<std::size_t>(*inRange(0, requests))] = *shrinking_element(16384, 16383, 16385);
@@ -161,8 +227,13 @@ rc::Gen<MlaDecodeProblem> gen_mla_decode_problem(MlaGenLimits limits) {
       if (steps > 1) gen_sequence(p, steps);
       // blocks_needed: a sequence's busiest step (core/mla_sequence.hpp).
       p.num_blocks = blocks_needed(p) + *inRange(0, 3);  // spare blocks hold NaN
+      if (space != nullptr && space->max_pool_bytes > 0 && cache_pool_bytes(p) > space->max_pool_bytes) {
+        p.num_blocks = blocks_needed(p);  // a pool at the space's limit keeps no spare blocks
+      }
 
-      if (limits.device_shapes_only) {
+      if (space != nullptr && !space->dtypes.empty()) {
+        // drawn above, before the cache lengths
+      } else if (limits.device_shapes_only) {
         p.q_dtype = *shrinking_element(DType::bf16, DType::f16);
         p.kv_dtype = *shrinking_element(DType::bf16, DType::f16, DType::fp8_e4m3fn, DType::fp8_e4m3fnuz);
         p.o_dtype = *shrinking_element(DType::bf16, DType::f16);
@@ -200,14 +271,17 @@ rc::Gen<MlaDecodeProblem> gen_mla_decode_problem(MlaGenLimits limits) {
       // exact fills keep their small integers, so their scale stays within 2 (q within 4, as the
       // cache's values within 32): scores of millions are a one-hot softmax, not a test. The same
       // rule for the device shapes: the kernels widen fp8 q to bf16 as they widen the cache.
-      if (is_fp8(p.kv_dtype) && *weighted_shrinking_element<bool>({{2, false}, {1, true}})) {
+      // A space's combination names its queries' dtype: fp8 queries only where it lists them.
+      const bool space_dtypes = space != nullptr && !space->dtypes.empty();
+      if (space_dtypes ? is_fp8(p.q_dtype)
+                       : is_fp8(p.kv_dtype) && *weighted_shrinking_element<bool>({{2, false}, {1, true}})) {
         p.q_dtype = p.kv_dtype;
         const int largest = p.fill == FillMode::exact ? 2 * 4096 : 256 * 4096;
         p.q_scale = *rc::gen::oneOf(
             shrinking_element(1.0f, 0.5f, 0.0625f, 2.0f),
             rc::gen::map(inRange(16, largest + 1), [](int k) { return static_cast<float>(k) / 4096.0f; }));
       }
-      if (limits.past_4gib_percent > 0 &&
+      if (limits.past_4gib_percent > 0 && (space == nullptr || space->max_pool_bytes == 0) &&
           *weighted_shrinking_element<bool>({{100 - static_cast<std::size_t>(limits.past_4gib_percent), false},
                                              {static_cast<std::size_t>(limits.past_4gib_percent), true}})) {
         // Past the first block whose rows all lie 2^32 bytes on, by up to a few blocks (the
@@ -218,6 +292,10 @@ rc::Gen<MlaDecodeProblem> gen_mla_decode_problem(MlaGenLimits limits) {
       }
       p = with_defaults(p);
       validate(p);  // a generator bug surfaces here, with the offending field named
+      std::string outside;
+      if (space != nullptr && !contains(*space, p, &outside)) {
+        throw std::logic_error("gen_mla_decode_problem drew a case outside its space (" + outside + "): " + to_repro(p));
+      }
       return p;
     });
   });

@@ -6,6 +6,7 @@
 #include <rapidcheck.h>
 
 #include "core/mla_problem.hpp"
+#include "core/support_space.hpp"
 
 namespace mlacheck {
 
@@ -45,6 +46,11 @@ struct MlaGenLimits {
   int sequence_percent = 0;
   // Draw only this path (a fault that shows on one path: `mlacheck mutate`); empty: any path.
   std::optional<DecodePath> path = std::nullopt;
+  // A backend's declared support space (core/support_space.hpp): every field is drawn from the
+  // values it allows (not drawn and refused), and shrinks within them. No space: the draws above.
+  // A space's dtype combinations replace device_shapes_only's; sequence_percent and
+  // past_4gib_percent apply only where the space allows sequences and the pool.
+  std::optional<SupportSpace> space = std::nullopt;
 };
 
 // Whether `p` lies in the shape domain MLA decode kernels take (MlaGenLimits::device_shapes_only).
@@ -65,7 +71,9 @@ bool device_shape(const MlaDecodeProblem& p);
 // .cpp: 2..8 steps, a quarter of the requests joining late and a quarter leaving early, shrinking
 // toward one step). Batch and cache lengths grow with
 // rapidcheck's size (its inRange draws from a range that grows with it too) and shrink toward one
-// request of a few tokens. The result has with_defaults() applied and passes validate().
+// request of a few tokens. With limits.space, every field comes from what the space allows
+// (contains(space, p) holds for every draw and every shrink). The result has with_defaults()
+// applied and passes validate().
 rc::Gen<MlaDecodeProblem> gen_mla_decode_problem(MlaGenLimits limits = {});
 
 // Counterexamples print as their repro string, ready for `mlacheck run --case`.

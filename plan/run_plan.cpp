@@ -12,6 +12,7 @@
 #include "generators/mla_problem_gen.hpp"
 #include "harness/op_registry.hpp"
 #include "plan/default_sweep.hpp"
+#include "plan/fp8_twins.hpp"
 #include "plan/oracle_self_check_problems.hpp"
 #include "scenarios/scenario.hpp"
 
@@ -28,17 +29,19 @@ std::string repro_of(CaseProblem p, const std::string& id) {
 std::string name_in(const std::string& repro) { return case_name(parse_case(repro)); }
 
 // Draws `count` problems from the property generators, sizes growing as rapidcheck's do, one
-// gather case in eight; deterministic from the seed.
-std::vector<RunCase> property_sweep(std::uint64_t seed, int count, bool decode_sequences) {
+// gather case in eight (none within a space); deterministic from the seed.
+std::vector<RunCase> property_sweep(const RunPlanOptions& options) {
+  const int count = options.property_cases;
   std::vector<RunCase> out;
-  rc::Random random(seed);
+  rc::Random random(options.seed);
   MlaGenLimits limits = property_sweep_limits();
-  if (!decode_sequences) limits.sequence_percent = 0;
+  if (!options.decode_sequences) limits.sequence_percent = 0;
+  limits.space = options.space;
   for (int i = 0; i < count; ++i) {
     const int size = count > 1 ? i * 100 / (count - 1) : 50;
     const rc::Random draw = random.split();
     std::string repro;
-    if (i % 8 == 7) {
+    if (i % 8 == 7 && !options.space) {
       KvGatherProblem p = gen_kv_gather_problem(property_sweep_gather_limits())(draw, size).value();
       p.name = "sweep-" + std::to_string(i);
       repro = to_repro(p);
@@ -89,11 +92,11 @@ std::vector<RunCase> build_run_plan(const RunPlanOptions& options) {
       }
     }
     if (options.default_sweeps) {
-      for (const MlaDecodeProblem& p : default_mla_sweep(options.seed)) {
+      for (const MlaDecodeProblem& p : with_e4m3fn_twins(default_mla_sweep(options.seed))) {
         plan.push_back({p.name, RunCase::Kind::device, to_repro(p), 0.0});
       }
       if (options.decode_sequences) {
-        for (const MlaDecodeProblem& p : default_sequence_sweep(options.seed)) {
+        for (const MlaDecodeProblem& p : with_e4m3fn_twins(default_sequence_sweep(options.seed))) {
           plan.push_back({p.name, RunCase::Kind::device, to_repro(p), 0.0});
         }
       }
@@ -101,7 +104,7 @@ std::vector<RunCase> build_run_plan(const RunPlanOptions& options) {
         plan.push_back({p.name, RunCase::Kind::device, to_repro(p), 0.0});
       }
     }
-    for (RunCase& c : property_sweep(options.seed, options.property_cases, options.decode_sequences)) {
+    for (RunCase& c : property_sweep(options)) {
       plan.push_back(std::move(c));
     }
   }

@@ -7,10 +7,12 @@
 // worker finishes, the row the case isolation writes for a case it lost, and the plan entry that
 // --resume looks up all carry the same id.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "generators/gather_problem_gen.hpp"
+#include "core/support_space.hpp"
 #include "generators/mla_problem_gen.hpp"
 #include "harness/case_origin.hpp"
 
@@ -39,6 +41,11 @@ struct RunPlanOptions {
   // share (property_sweep_limits). On in every plan `mlacheck run` and the harness C API open;
   // off leaves a plan of one-step cases (the sequence scenario rows stay).
   bool decode_sequences = true;
+  // The property sweep's support space (core/support_space.hpp): its decode cases are drawn
+  // within it (a space without sequences draws none) and it draws no gather cases, which test
+  // mlacheck's own kernels rather than the backend whose space this is. The default sweeps and
+  // scenarios stay as they are. nullopt: the full sweep.
+  std::optional<SupportSpace> space;
   double timeout_base_s = 120.0;
 };
 

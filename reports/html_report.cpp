@@ -234,6 +234,7 @@ void write_html(std::ostream& out, std::span<const CaseResult> rows, const HtmlR
       << markup_escape(options.title) << "</title>\n<style>" << html::kStyle << "</style>\n</head>\n<body>\n<h1>"
       << markup_escape(options.title) << "</h1>\n"
       << html::summary(cases) << html::worst_cases(cases) << html::categories(cases) << html::plot_sections(cases);
+  if (options.space) out << html::space_section(*options.space);
   if (options.kill_matrix) out << html::kill_matrix(*options.kill_matrix);
   out << html::all_cases(cases) << "</body>\n</html>\n";
 }

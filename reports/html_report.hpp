@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 
+#include "core/support_space.hpp"
 #include "harness/case_result.hpp"
 #include "reports/kill_matrix_grid.hpp"
 
@@ -16,10 +17,13 @@ namespace mlacheck {
 struct HtmlReportOptions {
   std::string title = "mlacheck report";
   std::optional<KillMatrixGrid> kill_matrix;  // its section appears only when given
+  // The backend's declared support space (core/support_space.hpp): its section says what of the
+  // sweep's problem space the space excludes. Appears only when given.
+  std::optional<SupportSpace> space;
 };
 
 // Section ids, for links and tests: summary, worst-cases, categories, error-vs-kv-len,
-// error-histogram, coverage, kill-matrix, all-cases.
+// error-histogram, coverage, backend-space, kill-matrix, all-cases.
 void write_html(std::ostream& out, std::span<const CaseResult> rows, const HtmlReportOptions& options);
 // Writes the file; throws ReportError when it cannot.
 void write_html_file(const std::string& path, std::span<const CaseResult> rows, const HtmlReportOptions& options);

@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/support_space.hpp"
 #include "harness/case_result.hpp"
 #include "reports/case_facets.hpp"
 
@@ -22,5 +23,8 @@ std::string error_text(double v);
 
 // The error-vs-kv-len, error-histogram, bound-used and coverage sections.
 std::string plot_sections(std::span<const Case> cases);
+
+// The backend's declared space and the part of the sweep's problem space it excludes.
+std::string space_section(const SupportSpace& space);
 
 }  // namespace mlacheck::html

@@ -157,3 +157,61 @@ TEST(RunPlan, ThePropertySweepDrawsRealisticShapesTheKernelsTake) {
 
 }  // namespace
 }  // namespace mlacheck::cli
+
+namespace mlacheck {
+namespace {
+
+// The property sweep within a declared space (issue 34): every case inside it, no gather cases;
+// the curated cases as without a space.
+TEST(RunPlan, ASpaceDrawsThePropertySweepWithinIt) {
+  RunPlanOptions o;
+  o.property_cases = 80;
+  o.space = parse_space("lv_rope=512/64;dtypes=bf16/bf16/bf16,bf16/fp8_e4m3fn/bf16;heads=16..128;sequences=0");
+  const auto spaced = build_run_plan(o);
+  int generated = 0;
+  for (const RunCase& c : spaced) {
+    if (c.origin != CaseOrigin::generated) continue;
+    ++generated;
+    ASSERT_EQ(c.repro.rfind("mla_decode:", 0), 0u) << c.repro;
+    std::string why;
+    EXPECT_TRUE(contains(*o.space, parse_mla_decode(c.repro), &why)) << why << ": " << c.repro;
+  }
+  EXPECT_EQ(generated, 80);
+  RunPlanOptions plain = o;
+  plain.space.reset();
+  std::vector<std::string> curated_spaced, curated_plain;
+  for (const RunCase& c : spaced) {
+    if (c.origin == CaseOrigin::curated) curated_spaced.push_back(c.repro);
+  }
+  for (const RunCase& c : build_run_plan(plain)) {
+    if (c.origin == CaseOrigin::curated) curated_plain.push_back(c.repro);
+  }
+  EXPECT_EQ(curated_spaced, curated_plain);
+}
+
+// Each e4m3fnuz case of the default sweeps has its e4m3fn twin, `<id>-fn`, right after it.
+TEST(RunPlan, EachFnuzDefaultCaseHasItsE4m3fnTwin) {
+  const auto plan = build_run_plan(RunPlanOptions{});
+  int twins = 0;
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    if (plan[i].kind != RunCase::Kind::device || plan[i].origin != CaseOrigin::curated ||
+        plan[i].repro.rfind("mla_decode:", 0) != 0) {
+      continue;
+    }
+    const MlaDecodeProblem p = parse_mla_decode(plan[i].repro);
+    if (p.kv_dtype != DType::fp8_e4m3fnuz) continue;
+    ASSERT_LT(i + 1, plan.size());
+    EXPECT_EQ(plan[i + 1].id, plan[i].id + "-fn");
+    MlaDecodeProblem twin = parse_mla_decode(plan[i + 1].repro);
+    EXPECT_EQ(twin.kv_dtype, DType::fp8_e4m3fn);
+    twin.kv_dtype = p.kv_dtype;
+    twin.q_dtype = p.q_dtype;
+    twin.name = p.name;
+    EXPECT_EQ(twin, p);
+    ++twins;
+  }
+  EXPECT_GT(twins, 10);
+}
+
+}  // namespace
+}  // namespace mlacheck

@@ -81,6 +81,17 @@ PluginLibrary::PluginLibrary(std::string path) : path_(std::move(path)) {
                         std::to_string(MLACHECK_BACKEND_ABI_VERSION));
     }
     if (const std::string problem = table_problem(*table_); !problem.empty()) refuse(path_, problem);
+    // The optional space (a version-1 addition): absent or NULL declares none.
+    if (void* space = ::dlsym(handle_, MLACHECK_BACKEND_SPACE); space != nullptr) {
+      const char* text = reinterpret_cast<mlacheck_backend_space_fn>(space)(MLACHECK_BACKEND_SPACE_VERSION);
+      if (text != nullptr) {
+        try {
+          space_ = parse_space(text);
+        } catch (const std::invalid_argument& e) {
+          refuse(path_, std::string(MLACHECK_BACKEND_SPACE) + " declares a space mlacheck cannot read: " + e.what());
+        }
+      }
+    }
   } catch (...) {
     ::dlclose(handle_);
     throw;

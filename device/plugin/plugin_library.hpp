@@ -4,9 +4,11 @@
 // Every refusal is a PluginError whose message names the library's path and what is wrong, so a
 // user pointing `--backend` at the wrong file learns which file and why.
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
+#include "core/support_space.hpp"
 #include "mlacheck/backend_abi.h"
 
 namespace mlacheck {
@@ -31,11 +33,14 @@ class PluginLibrary {
   std::string name() const { return table_->name; }
   std::string version() const { return table_->version != nullptr ? table_->version : ""; }
   bool on_device() const noexcept { return table_->memory == MLACHECK_MEMORY_DEVICE; }
+  // The support space the plugin declares (mlacheck_backend_space, optional); nullopt for none.
+  const std::optional<SupportSpace>& space() const noexcept { return space_; }
 
  private:
   std::string path_;
   void* handle_ = nullptr;
   const mlacheck_backend_v1* table_ = nullptr;
+  std::optional<SupportSpace> space_;
 };
 
 }  // namespace mlacheck

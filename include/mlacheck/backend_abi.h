@@ -195,6 +195,23 @@ typedef struct mlacheck_backend_v1 {
 
 typedef const mlacheck_backend_v1* (*mlacheck_backend_entry_fn)(uint32_t harness_abi_version);
 
+/* Optional, added within ABI version 1: the backend's declared support space. A plugin may export
+ *
+ *     const char* mlacheck_backend_space(uint32_t harness_space_version);
+ *
+ * (MLACHECK_BACKEND_SPACE names the symbol). The harness calls it once, after the entry point,
+ * with the space text version it reads (MLACHECK_BACKEND_SPACE_VERSION); the backend returns the
+ * canonical text of the space it supports (docs/backends.md; e.g. "space:lv_rope=512/64,512/0;
+ * dtypes=bf16/bf16/bf16,bf16/fp8_e4m3fn/bf16;heads=16..128"; a missing key allows everything of
+ * that field), or NULL to declare none. The string must stay valid while the library is loaded.
+ * `mlacheck run --backend` then draws its property sweep within that space and reports what it
+ * excludes; supports() stays the final word. A plugin without the symbol declares no space (the
+ * full sweep, refusals SKIPPED). A space the harness cannot read refuses the plugin, naming the
+ * field. */
+#define MLACHECK_BACKEND_SPACE_VERSION 1u
+#define MLACHECK_BACKEND_SPACE "mlacheck_backend_space"
+typedef const char* (*mlacheck_backend_space_fn)(uint32_t harness_space_version);
+
 #ifdef __cplusplus
 }
 #endif

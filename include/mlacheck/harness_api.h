@@ -91,6 +91,26 @@ MLACHECK_API const char* mlacheck_last_error(void);
  * scenarios_file: NULL or "" for the table shipped with mlacheck. */
 MLACHECK_API mlacheck_status mlacheck_plan_open(int32_t kind, uint64_t seed, int32_t size, const char* scenarios_file,
                                                 mlacheck_plan** out);
+/* mlacheck_plan_open with the property sweep drawn within a support space: `space` is its canonical
+ * text (core/support_space.hpp; e.g. "space:lv_rope=512/64,512/0;dtypes=bf16/bf16/bf16;heads=16..128;
+ * bs=1,16,64;max_q=8"; a missing key allows everything of that field). Every property case lies
+ * inside the space and the sweep draws no kv_gather case; the default sweeps and scenarios are as
+ * mlacheck_plan_open lists them. NULL or "": no space, as mlacheck_plan_open. A malformed space is
+ * MLACHECK_ERROR_INVALID_ARGUMENT naming the field. Added within API version 1. */
+MLACHECK_API mlacheck_status mlacheck_plan_open_space(int32_t kind, uint64_t seed, int32_t size,
+                                                      const char* scenarios_file, const char* space,
+                                                      mlacheck_plan** out);
+/* A support space checked: its canonical text and what of the sweep's problem space it excludes,
+ * joined by "; " ("" when nothing). The strings stay valid until the next call of this function
+ * on the same thread. A malformed space is MLACHECK_ERROR_INVALID_ARGUMENT naming the field. Added
+ * within API version 1. */
+MLACHECK_API mlacheck_status mlacheck_space_describe(const char* space, const char** canonical,
+                                                     const char** excludes);
+/* The plan's space as canonical text and what of the sweep's problem space it excludes, joined by
+ * "; " (both "" for a plan opened without a space). Strings belong to the plan. Added within API
+ * version 1. */
+MLACHECK_API mlacheck_status mlacheck_plan_space(const mlacheck_plan* plan, const char** space,
+                                                 const char** excludes);
 /* The one case of a repro string (`mlacheck run --case "<repro>"`); a malformed one is refused
  * with the key and value at fault. */
 MLACHECK_API mlacheck_status mlacheck_plan_open_repro(const char* repro, mlacheck_plan** out);
@@ -346,6 +366,10 @@ MLACHECK_API mlacheck_status mlacheck_report_open(const char* dir, mlacheck_repo
 /* Refuses a verdict whose id the report already holds (ids key diff and merge). */
 MLACHECK_API mlacheck_status mlacheck_report_append(mlacheck_report* r, const mlacheck_verdict* v);
 /* Writes junit.xml and report.html from report.csv; title NULL for the default. */
+/* The backend's support space (canonical text, as mlacheck_plan_open_space takes it): report.html
+ * gets a section naming what of the problem space it excludes. NULL or "" removes it. A malformed
+ * space is MLACHECK_ERROR_INVALID_ARGUMENT naming the field. Added within API version 1. */
+MLACHECK_API mlacheck_status mlacheck_report_set_space(mlacheck_report* report, const char* space);
 MLACHECK_API mlacheck_status mlacheck_report_finish(mlacheck_report* r, const char* title);
 MLACHECK_API void mlacheck_report_free(mlacheck_report* r);
 /* Merges `count` report.csv files (the shards of one run, or the pytest-xdist workers' reports),

@@ -23,6 +23,7 @@ from .api._case import Case, CaseInputs
 from .api._outputs import StagedOutputs, guard_pattern
 from .api._parametrize import cases, parametrize
 from .api._plan import Plan, plan
+from .api._space import Space
 from .api._pool import NotEnoughMemory, PooledCache
 from .api._problem import Problem
 from .api._report import Report, merge_reports
@@ -39,6 +40,7 @@ __all__ = [
     "MlacheckError",
     "NotEnoughMemory",
     "Plan",
+    "Space",
     "PooledCache",
     "Problem",
     "Report",

@@ -12,6 +12,8 @@
 //   no_lse             writes no LSE and declares writes_lse = 0     -> PASSED on O alone
 //   picky              refuses multi-token requests in supports()    -> SKIPPED with its reason
 //   device_memory      declares device memory; its run() has no kernel and returns an error
+//   narrow             declares a support space (mlacheck_backend_space) and refuses what lies
+//                      outside it in supports()                  -> its property sweep drawn within
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -48,8 +50,29 @@ bool env_names(const char* variable, const char* case_name) {
   return value != nullptr && std::strcmp(value, case_name) == 0;
 }
 
+// The narrow kind's space: Lv 512 with rope 64 or 0, 16-bit caches of q's type or an e4m3fn cache
+// under bf16 q, at least 16 heads a rank, q_len up to 4, no padded requests, no sequences.
+constexpr const char* kNarrowSpace =
+    "space:lv_rope=512/64,512/0;dtypes=bf16/bf16/bf16,f16/f16/f16,bf16/fp8_e4m3fn/bf16;heads=16..128;max_q=4;"
+    "q_over_kv=0;sequences=0";
+
+const char* narrow_refusal(const mlacheck_mla_problem* p) {
+  if (p->kv_lora_rank != 512 || (p->rope_dim != 64 && p->rope_dim != 0)) return "narrow test plugin: Lv/rope";
+  const bool same16 = p->q_dtype == p->kv_dtype && p->kv_dtype == p->o_dtype &&
+                      (p->q_dtype == MLACHECK_DTYPE_BF16 || p->q_dtype == MLACHECK_DTYPE_F16);
+  const bool fp8_cache = p->q_dtype == MLACHECK_DTYPE_BF16 && p->kv_dtype == MLACHECK_DTYPE_FP8_E4M3FN &&
+                         p->o_dtype == MLACHECK_DTYPE_BF16;
+  if (!same16 && !fp8_cache) return "narrow test plugin: dtypes";
+  if (p->heads < 16) return "narrow test plugin: heads";
+  if (p->max_q_len > 4) return "narrow test plugin: q_len";
+  return nullptr;
+}
+
 const char* supports(void* instance, const mlacheck_mla_problem* p) {
   if (kKind == "picky" && p->max_q_len > 1) return "picky test plugin: one query token per request only";
+  if (kKind == "narrow") {
+    if (const char* why = narrow_refusal(p); why != nullptr) return why;
+  }
   return cpu_mla::plugin_supports(instance, p);
 }
 
@@ -108,4 +131,11 @@ constexpr mlacheck_backend_v1 kTable =
 
 extern "C" MLACHECK_BACKEND_EXPORT const mlacheck_backend_v1* mlacheck_backend_entry(std::uint32_t harness_abi_version) {
   return harness_abi_version == MLACHECK_BACKEND_ABI_VERSION ? &kTable : nullptr;
+}
+
+// Every kind but narrow declares no space (the symbol returns NULL), as a plugin built before the
+// addition does by not exporting it.
+extern "C" MLACHECK_BACKEND_EXPORT const char* mlacheck_backend_space(std::uint32_t harness_space_version) {
+  if (harness_space_version != MLACHECK_BACKEND_SPACE_VERSION) return nullptr;
+  return kKind == "narrow" ? kNarrowSpace : nullptr;
 }

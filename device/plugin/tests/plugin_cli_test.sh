@@ -12,10 +12,13 @@
 #                 refusal of a curated case is SKIPPED and counted as not checked in the summary,
 #                 junit.xml and report.html (exit 0), and `scenarios` lists the scenarios a plugin
 #                 refuses as not checked, not as problems.
+#   space:        a plugin declaring a support space (mlacheck_backend_space) has every property case
+#                 drawn within it: every sweep row PASSED, none SKIPPED; the summary line and
+#                 report.html name what the space excludes.
 #   clean:        the run crash and hang repeat, with no fault: more than 10 rows and the victim case
 #                 PASSED; a ctest fixture (plugin_cli_clean) that crash and hang compare their rows with,
 #                 so the clean run is made once for both.
-# Usage: plugin_cli_test.sh <mlacheck> <scratch folder> clean|crash|hang|not_a_plugin|open_fails|settle <test plugin folder>
+# Usage: plugin_cli_test.sh <mlacheck> <scratch folder> clean|crash|hang|not_a_plugin|open_fails|settle|space <test plugin folder>
 set -u
 mlacheck=$1
 work=$2/$3
@@ -25,6 +28,7 @@ no_entry=$plugins/libmlacheck_test_plugin_no_entry.so
 open_fails=$plugins/libmlacheck_test_plugin_open_fails.so
 picky=$plugins/libmlacheck_test_plugin_picky.so
 unwritten=$plugins/libmlacheck_test_plugin_unwritten.so
+narrow=$plugins/libmlacheck_test_plugin_narrow.so
 rm -rf "$work" && mkdir -p "$work"
 args=(run --property-cases 8 --seed 3 --backend "$faulty")
 victim=sweep-2  # an mla_decode case of the property sweep
@@ -121,6 +125,17 @@ settle)
     || fail "scenarios: no refused scenario listed as not checked"
   grep -q '^ok: [0-9]* cases, 0 problems, [0-9]* scenarios not checked' "$work/scenarios.log" \
     || fail "scenarios: $(tail -2 "$work/scenarios.log")"
+  ;;
+space)
+  "$mlacheck" run --property-cases 8 --seed 3 --backend "$narrow" --out "$work" > "$work/run.log" 2>&1
+  rc=$?
+  [ $rc -eq 0 ] || fail "exit status $rc, expected 0"
+  [ "$(grep -c -E '^sweep-[0-9]+,mla_decode,.*,PASSED,' "$work/report.csv")" -eq 8 ] \
+    || fail "not every property case PASSED within the plugin's space"
+  grep -q -E '^sweep-[0-9]+,.*,SKIPPED,' "$work/report.csv" && fail "a property case was drawn outside the space"
+  grep -q "^the backend's space excludes: Lv 128, 256; .*fp8 queries; fp8_e4m3fnuz;.*heads < 16; q_len > 4" \
+    "$work/run.log" || fail "no summary line naming what the space excludes"
+  grep -q 'id="backend-space"' "$work/report.html" || fail "no backend-space section in report.html"
   ;;
 esac
 echo "PASS: $3"

@@ -102,3 +102,21 @@ TEST(BackendFactory, PathSpecLoadsThePlugin) {
 
 }  // namespace
 }  // namespace mlacheck
+
+namespace mlacheck {
+namespace {
+
+// The optional mlacheck_backend_space (backend_abi.h): a plugin exporting it declares its space;
+// one returning NULL, or one built without it (the CPU example), declares none.
+TEST(PluginLibrary, ReadsTheSpaceAPluginDeclares) {
+  const PluginLibrary narrow(TEST_PLUGIN_NARROW);
+  ASSERT_TRUE(narrow.space().has_value());
+  EXPECT_EQ(narrow.space()->lv_rope, (std::vector<std::pair<int, int>>{{512, 64}, {512, 0}}));
+  EXPECT_EQ(narrow.space()->max_q_len, 4);
+  EXPECT_FALSE(narrow.space()->sequences);
+  EXPECT_FALSE(PluginLibrary(TEST_PLUGIN_PICKY).space().has_value());
+  EXPECT_FALSE(PluginLibrary(CPU_EXAMPLE_PLUGIN).space().has_value());
+}
+
+}  // namespace
+}  // namespace mlacheck

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from . import _capi
 from ._case import Case
 from ._data import packaged_table
+from ._space import Space, as_space
 
 
 @dataclass(frozen=True)
@@ -24,19 +25,22 @@ class PlanSpec:
     size: int | None = None
     scenarios: str | None = None
     known_bugs: str | None = None
+    space: str | None = None  # the Space's text
 
     def open(self) -> "Plan":
         return plan(self.kind, repro=self.repro, seed=self.seed, size=self.size, scenarios=self.scenarios,
-                    known_bugs=self.known_bugs)
+                    known_bugs=self.known_bugs, space=self.space)
 
 
 class Plan:
     """An ordered list of cases. Indexing and iteration open each case afresh (its inputs and
     oracle are made on demand and freed with it), so iterating a large plan holds one case at a
     time. `kind` is the plan's kind ("default", "scenarios", "properties") or "repro" for the one
-    case of a repro string."""
+    case of a repro string; `space` the Space its property sweep was drawn within (None: the full
+    sweep)."""
 
-    def __init__(self, pointer: int, kind: str, description: str):
+    def __init__(self, pointer: int, kind: str, description: str, reopen: dict | None = None,
+                 space: Space | None = None):
         self._pointer = pointer
         self._finalizer = weakref.finalize(self, _capi.lib().mlacheck_plan_free, pointer)
         count = ctypes.c_int64()
@@ -45,6 +49,17 @@ class Plan:
         self.kind = kind
         self.description = description
         self.spec: PlanSpec | None = None  # set by plan(): how a worker process reopens this plan
+        self.space = space
+        self._reopen = reopen  # plan()'s arguments, to open the same plan within a space
+
+    def within(self, space: Space | None) -> Plan:
+        """This plan with its property sweep drawn within `space`: a default or properties plan
+        opened without a space is opened again with it (its default sweep and scenarios are as
+        before); a plan that has a space already, or no property sweep (scenarios, repro), is
+        returned as it is."""
+        if space is None or self.space is not None or self._reopen is None or self.kind not in ("default", "properties"):
+            return self
+        return plan(self.kind, space=space, **self._reopen)
 
     def __len__(self) -> int:
         return self._size
@@ -84,7 +99,7 @@ def _with_known_bugs(pointer: int, known_bugs: str | None) -> int:
 
 
 def plan(kind: str | None = None, *, repro: str | None = None, seed: int = 1, size: int | None = None,
-         scenarios: str | None = None, known_bugs: str | None = None) -> Plan:
+         scenarios: str | None = None, known_bugs: str | None = None, space: Space | str | None = None) -> Plan:
     """A plan of cases.
 
     kind "default": what `mlacheck run` runs (oracle self-checks, every scenario, the default
@@ -95,19 +110,26 @@ def plan(kind: str | None = None, *, repro: str | None = None, seed: int = 1, si
     known_bugs: the known-bug table verdicts are settled with (scenarios/README.md), the packaged
     scenarios/known_bugs.csv by default, "" for none: a FAILED or ERRORED verdict an entry matches
     is KNOWN_BUG, as under `mlacheck run`.
+    space: a mlacheck.Space (or its text): the property sweep is drawn within it (every case
+    inside it, no kv_gather cases); the default sweep and scenarios are unchanged.
     """
-    opened = _open(kind, repro=repro, seed=seed, size=size, scenarios=scenarios, known_bugs=known_bugs)
-    opened.spec = PlanSpec(kind, repro, seed, size, scenarios, known_bugs)
+    opened = _open(kind, repro=repro, seed=seed, size=size, scenarios=scenarios, known_bugs=known_bugs, space=space)
+    opened.spec = PlanSpec(kind, repro, seed, size, scenarios, known_bugs,
+                           None if opened.space is None else opened.space.text)
     return opened
 
 
-def _open(kind, *, repro, seed, size, scenarios, known_bugs) -> Plan:
+def _open(kind, *, repro, seed, size, scenarios, known_bugs, space) -> Plan:
     if repro is not None:
         if kind is not None:
             raise ValueError("give a plan kind or a repro string, not both")
         pointer = ctypes.c_void_p()
         _capi.call("mlacheck_plan_open_repro", _capi.cstr(repro), ctypes.byref(pointer))
+        if space is not None:
+            raise ValueError("a repro string's plan has no property sweep to draw within a space")
         return Plan(_with_known_bugs(pointer.value, known_bugs), "repro", f"repro {repro}")
+    space = as_space(space, "plan(space=)")
+    reopen = {"seed": seed, "size": size, "scenarios": scenarios, "known_bugs": known_bugs}
     kind = "default" if kind is None else kind
     if kind not in _capi.PLAN_KINDS:
         raise ValueError(f"plan kind {kind!r} is not one of {', '.join(_capi.PLAN_KINDS)}")
@@ -119,12 +141,13 @@ def _open(kind, *, repro, seed, size, scenarios, known_bugs) -> Plan:
         scenarios = packaged_table("upstream.csv")
     pointer = ctypes.c_void_p()
     _capi.call(
-        "mlacheck_plan_open",
+        "mlacheck_plan_open_space",
         _capi.PLAN_KINDS[kind],
         seed,
         -1 if size is None else size,
         _capi.cstr(scenarios),
+        _capi.cstr(None if space is None else space.text),
         ctypes.byref(pointer),
     )
-    detail = f"seed={seed}" + ("" if size is None else f", size={size}")
-    return Plan(_with_known_bugs(pointer.value, known_bugs), kind, f"{kind} ({detail})")
+    detail = f"seed={seed}" + ("" if size is None else f", size={size}") + ("" if space is None else ", within a space")
+    return Plan(_with_known_bugs(pointer.value, known_bugs), kind, f"{kind} ({detail})", reopen, space)

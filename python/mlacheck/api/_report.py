@@ -22,7 +22,8 @@ class Report:
     JUNIT = "junit.xml"
     HTML = "report.html"
 
-    def __init__(self, directory: str | os.PathLike, title: str | None = None):
+    def __init__(self, directory: str | os.PathLike, title: str | None = None, space=None):
+        """`space`: the backend's mlacheck.Space, shown in report.html with what it excludes."""
         self.directory = os.fspath(directory)
         self.title = title
         os.makedirs(self.directory, exist_ok=True)
@@ -30,6 +31,8 @@ class Report:
         _capi.call("mlacheck_report_open", _capi.cstr(self.directory), ctypes.byref(pointer))
         self._pointer = pointer.value
         self._finalizer = weakref.finalize(self, _capi.lib().mlacheck_report_free, self._pointer)
+        if space is not None:
+            _capi.call("mlacheck_report_set_space", self._pointer, _capi.cstr(space.text))
         self.rows = 0
 
     def path(self, name: str) -> str:

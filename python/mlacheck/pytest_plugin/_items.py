@@ -11,6 +11,7 @@ from ..running._backend_load import load_backend as _load_backend
 from ..running._backend_load import resolve_backend
 from ..api._markers import marker_names
 from ..api._plan import Plan
+from ..api._space import declared_space
 from ._options import selected_plan
 from ._rerun import backend_rerun
 from ._scheduler import CaseScheduler
@@ -42,11 +43,16 @@ class BackendSession:
                 raise pytest.UsageError(f"--mlacheck-backend {e}") from e
             name = str(getattr(target, "name", None) or spec)  # its declared name, as the rows carry it
         else:
+            target = self.backend.backend
             name = self.backend.name
-        self.plan: Plan = selected_plan(config)
+        # A declared space draws the property sweep within it (a plan opened without a space).
+        self.space = declared_space(target)
+        if self.space is not None and config.option.mlacheck_graph and not self.space.graph:
+            raise pytest.UsageError("--mlacheck-graph: the backend's space declares no graph replay (Space(graph=False))")
+        self.plan: Plan = selected_plan(config).within(self.space)
         self.title = f"mlacheck: {name} on {self.plan.description}"
         directory = report_directory(config)
-        self.report = Report(directory, title=self.title) if directory else None
+        self.report = Report(directory, title=self.title, space=self.space) if directory else None
         self.scheduler: CaseScheduler | None = None
         # --mlacheck-shrink rewrites a failing row before it is written: then runtest writes it.
         self.rows_on_arrival = not config.option.mlacheck_shrink
