@@ -82,6 +82,8 @@ void add_run_command(CLI::App& app, RunOptions& options) {
   cmd->add_option("--shard", options.shard,
                   "Run shard i of n (i/n), or 'auto' to read it from Slurm or Kubernetes (docs/ci.md)");
   cmd->add_option("--scenarios", options.scenarios_file, "Scenario table (default: scenarios/upstream.csv)");
+  cmd->add_option("--factors", options.factors_file,
+                  "Production factor table whose covering array the plan holds (default: plan/production_factors.csv)");
   cmd->add_option("--known-bugs", options.known_bugs,
                   "Known-bug table (default: scenarios/known_bugs.csv); empty for none");
   cmd->add_option("--timeout", options.timeout_base_s, "Watchdog base limit per case in seconds (grows with size)")
@@ -106,6 +108,11 @@ int run(const RunOptions& options) {
   plan_options.seed = options.seed;
   plan_options.property_cases = options.property_cases;
   plan_options.scenarios_file = options.case_repro.empty() ? scenario_table_path(options.scenarios_file) : "";
+  if (options.case_repro.empty()) {
+    const FactorTableFiles factors = production_factor_tables(options.factors_file);
+    plan_options.factors_file = factors.factors;
+    plan_options.impossible_file = factors.impossible;
+  }
   plan_options.timeout_base_s = options.timeout_base_s;
   const std::vector<RunCase> plan = build_run_plan(plan_options);
   const std::vector<scenarios::KnownBug> known_bugs = load_known_bug_table(options.known_bugs);

@@ -11,6 +11,7 @@
 #include "generators/gather_problem_gen.hpp"
 #include "generators/mla_problem_gen.hpp"
 #include "harness/op_registry.hpp"
+#include "plan/coverage_cases.hpp"
 #include "plan/default_sweep.hpp"
 #include "plan/oracle_self_check_problems.hpp"
 #include "scenarios/scenario.hpp"
@@ -94,6 +95,13 @@ std::vector<RunCase> build_run_plan(const RunPlanOptions& options) {
       }
       if (options.decode_sequences) {
         for (const MlaDecodeProblem& p : default_sequence_sweep(options.seed)) {
+          plan.push_back({p.name, RunCase::Kind::device, to_repro(p), 0.0});
+        }
+      }
+      if (!options.factors_file.empty()) {
+        const FactorTable table = load_factor_table(options.factors_file, options.impossible_file);
+        for (const MlaDecodeProblem& p : covering_array_cases(table, options.coverage_strength, options.seed)) {
+          if (p.steps > 1 && !options.decode_sequences) continue;
           plan.push_back({p.name, RunCase::Kind::device, to_repro(p), 0.0});
         }
       }

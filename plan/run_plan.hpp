@@ -1,6 +1,6 @@
 #pragma once
 // What `mlacheck run` runs, as a flat list of cases with ids: the oracle self-checks, every
-// scenario (clean), the default sweep and a property sweep drawn from the rapidcheck generators,
+// scenario (clean), the default sweep, the covering array of the production factors, and a property sweep drawn from the rapidcheck generators,
 // or the one case of --case. Each case travels to a worker process as its repro string.
 //
 // One id per case everywhere: a case's id is also the name in its repro string, so the row a
@@ -32,6 +32,11 @@ struct RunPlanOptions {
   std::uint64_t seed = 1;      // seeds the default and property sweeps
   int property_cases = 64;     // cases drawn from the property generators
   std::string scenarios_file;  // "" for none
+  // The production factor tables (plan/data_files.hpp); with default_sweeps, the plan holds the
+  // strength-`coverage_strength` covering array of them (plan/coverage_cases.hpp, ids cover-N).
+  // Empty factors: none.
+  std::string factors_file, impossible_file;
+  int coverage_strength = 3;
   // Parts of the full plan; the harness C API opens the scenarios or a property sweep alone.
   bool oracle_self_checks = true;
   bool default_sweeps = true;
