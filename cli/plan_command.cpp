@@ -17,7 +17,7 @@ void add_plan_command(CLI::App& app, PlanOptions& options) {
   CLI::App* cmd = app.add_subcommand("plan", "List the cases `mlacheck run` runs, or (--coverage) the factor combinations they cover");
   cmd->add_flag("--coverage", options.coverage,
                 "Print every combination of production factor values with the case covering it");
-  cmd->add_option("--strength", options.strength, "Factors per combination (the covering array's strength)")
+  cmd->add_option("--strength", options.strength, "Factors per combination asked about (the default plan holds a strength-3 covering array)")
       ->capture_default_str()
       ->check(CLI::Range(1, 11));
   cmd->add_option("--seed", options.seed, "Seed of the generated cases")->capture_default_str();
@@ -36,7 +36,6 @@ int run_plan_command(const PlanOptions& options) {
   plan_options.scenarios_file = scenario_table_path(options.scenarios_file);
   plan_options.factors_file = files.factors;
   plan_options.impossible_file = files.impossible;
-  plan_options.coverage_strength = options.strength;
   const std::vector<RunCase> plan = build_run_plan(plan_options);
   if (!options.coverage) {
     for (const RunCase& c : plan) std::printf("%s %s\n", c.id.c_str(), c.repro.c_str());

@@ -1,7 +1,8 @@
 #pragma once
 // `mlacheck plan`: the cases `mlacheck run` would run, one line each (id and repro string); with
 // --coverage, every allowed combination of `--strength` production factors' values
-// (plan/production_factors.csv) with the first case of the plan that holds it, then the
+// (plan/production_factors.csv) with the first case of the plan that holds it (the plan holds a
+// strength-3 covering array, so strength 4 shows what it leaves out), then the
 // combinations none holds and `uncovered: N`. Exit status 1 when a combination is uncovered.
 #include <CLI/CLI.hpp>
 

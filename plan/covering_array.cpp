@@ -118,6 +118,32 @@ bool complete(std::vector<int>& row, const std::vector<int>& domains, const RowA
   return false;
 }
 
+// Rows built later may hold every combination an earlier row was built for: drop, first to last,
+// each row whose every required combination another kept row holds too, so every row left is
+// needed (and the array is smaller).
+void drop_redundant_rows(std::vector<std::vector<int>>& rows, const std::vector<Combination>& required) {
+  std::vector<std::vector<std::size_t>> held(rows.size());  // required combinations each row holds
+  std::vector<int> holders(required.size(), 0);
+  for (std::size_t c = 0; c < required.size(); ++c) {
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      if (holds(required[c], rows[r])) {
+        held[r].push_back(c);
+        ++holders[c];
+      }
+    }
+  }
+  std::vector<std::vector<int>> kept;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    const bool needed = std::any_of(held[r].begin(), held[r].end(), [&](std::size_t c) { return holders[c] == 1; });
+    if (needed) {
+      kept.push_back(std::move(rows[r]));
+    } else {
+      for (std::size_t c : held[r]) --holders[c];
+    }
+  }
+  rows = std::move(kept);
+}
+
 }  // namespace
 
 std::vector<Combination> required_combinations(const std::vector<int>& domains, int strength, const RowAllowed& allowed) {
@@ -159,6 +185,7 @@ CoveringArray build_covering_array(const std::vector<int>& domains, int strength
       open.drop(c);
     }
   }
+  drop_redundant_rows(out.rows, required);
   return out;
 }
 

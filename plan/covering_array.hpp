@@ -3,7 +3,8 @@
 // combination of values of any t factors that is allowed appears in some row. Built greedily and
 // deterministically (no randomness): each row starts from the first combination still uncovered,
 // then takes, factor by factor, the allowed value that covers the most uncovered combinations
-// with the values chosen so far (ties to the lowest value). Combinations no allowed row can hold
+// with the values chosen so far (ties to the lowest value); then rows another row makes redundant
+// are dropped, so every row left holds a combination no other row does. Combinations no allowed row can hold
 // are reported, never silently dropped.
 #include <cstdint>
 #include <functional>
