@@ -12,12 +12,14 @@
 
 #include "cli/backend_description.hpp"
 #include "cli/device_preflight.hpp"
+#include "cli/factor_coverage.hpp"
 #include "cli/isolated_cases.hpp"
 #include "cli/progress.hpp"
 #include "cli/result_table.hpp"
 #include "cli/run_worker.hpp"
 #include "cli/shard.hpp"
 #include "plan/case_settle.hpp"
+#include "plan/coverage_cases.hpp"
 #include "plan/data_files.hpp"
 #include "plan/run_plan.hpp"
 #include "reports/case_facets.hpp"
@@ -108,10 +110,11 @@ int run(const RunOptions& options) {
   plan_options.seed = options.seed;
   plan_options.property_cases = options.property_cases;
   plan_options.scenarios_file = options.case_repro.empty() ? scenario_table_path(options.scenarios_file) : "";
+  std::optional<FactorTableFiles> factors;  // the main job's: its covering array and report section
   if (options.case_repro.empty()) {
-    const FactorTableFiles factors = production_factor_tables(options.factors_file);
-    plan_options.factors_file = factors.factors;
-    plan_options.impossible_file = factors.impossible;
+    factors = production_factor_tables(options.factors_file);
+    plan_options.factors_file = factors->factors;
+    plan_options.impossible_file = factors->impossible;
   }
   plan_options.timeout_base_s = options.timeout_base_s;
   const std::vector<RunCase> plan = build_run_plan(plan_options);
@@ -179,7 +182,11 @@ int run(const RunOptions& options) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fprintf(stdout, "%zu cases in %.1f s: %.2f cases/s\n", todo.size(), seconds,
                seconds > 0.0 ? static_cast<double>(todo.size()) / seconds : 0.0);
-  if (reports) reports->finish();
+  if (reports) {
+    HtmlReportOptions html;
+    if (factors) html.factor_coverage = factor_coverage_grid(*factors, kDefaultCoverageStrength, rows);
+    reports->finish(html);
+  }
   const int status = print_summary(stdout, rows);
   if (const BoundUsedSummary used = bound_used_summary(rows); used.cases > 0) {
     std::fprintf(stdout, "bound used by %zu passed cases (rms_rel_err / tol_rms): median %.3g, p90 %.3g, max %.3g\n",
