@@ -14,6 +14,7 @@
 #include "cli/device_preflight.hpp"
 #include "cli/factor_coverage.hpp"
 #include "cli/isolated_cases.hpp"
+#include "cli/plan_command.hpp"
 #include "cli/progress.hpp"
 #include "cli/result_table.hpp"
 #include "cli/run_worker.hpp"
@@ -86,6 +87,8 @@ void add_run_command(CLI::App& app, RunOptions& options) {
   cmd->add_option("--scenarios", options.scenarios_file, "Scenario table (default: scenarios/upstream.csv)");
   cmd->add_option("--factors", options.factors_file,
                   "Production factor table whose covering array the plan holds (default: plan/production_factors.csv)");
+  cmd->add_option("--tier", options.tier, "Run a named tier's plan file: smoke, pre-merge or nightly (plan/tiers/)");
+  cmd->add_option("--plan", options.plan_file, "Run the case sources of this plan file (plan/plan_file.hpp)");
   cmd->add_option("--known-bugs", options.known_bugs,
                   "Known-bug table (default: scenarios/known_bugs.csv); empty for none");
   cmd->add_option("--timeout", options.timeout_base_s, "Watchdog base limit per case in seconds (grows with size)")
@@ -106,18 +109,18 @@ int run(const RunOptions& options) {
   const std::string backend = describe_backend(options.backend);
   if (options.resume && out_dir.empty()) throw std::invalid_argument("--resume of a --case replay needs --out");
   RunPlanOptions plan_options;
-  plan_options.case_repro = options.case_repro;
-  plan_options.seed = options.seed;
-  plan_options.property_cases = options.property_cases;
-  plan_options.scenarios_file = options.case_repro.empty() ? scenario_table_path(options.scenarios_file) : "";
-  std::optional<FactorTableFiles> factors;  // the main job's: its covering array and report section
   if (options.case_repro.empty()) {
-    factors = production_factor_tables(options.factors_file);
-    plan_options.factors_file = factors->factors;
-    plan_options.impossible_file = factors->impossible;
+    plan_options = plan_options_for({options.tier, options.plan_file, options.seed, options.property_cases,
+                                     options.scenarios_file, options.factors_file});
+  } else {
+    plan_options.case_repro = options.case_repro;
   }
   plan_options.timeout_base_s = options.timeout_base_s;
-  const std::vector<RunCase> plan = build_run_plan(plan_options);
+  PlanNotes notes;
+  const std::vector<RunCase> plan = build_run_plan(plan_options, &notes);
+  // The plan's production factors: its covering array's, measured in the report.
+  std::optional<FactorTableFiles> factors;
+  if (!plan_options.factors_file.empty()) factors = FactorTableFiles{plan_options.factors_file, plan_options.impossible_file};
   const std::vector<scenarios::KnownBug> known_bugs = load_known_bug_table(options.known_bugs);
   const Shard shard = resolve_shard(options.shard);
 
@@ -144,7 +147,14 @@ int run(const RunOptions& options) {
     if (shard.contains(i) && !done.contains(plan[i].id)) todo.push_back(plan[i]);
   }
 
+  // The long cases start early, so the sitting's tail is short cases overlapping each other.
+  order_costliest_first(todo);
+
   std::fprintf(stdout, "backend: %s\n", backend.c_str());
+  if (!notes.budget_excluded.empty()) {
+    std::fprintf(stdout, "work budget: %zu property draws over it were drawn again (`mlacheck plan` lists them)\n",
+                 notes.budget_excluded.size());
+  }
   std::fprintf(stdout, "devices: %s; %zu cases to run", describe_devices(devices).c_str(), todo.size());
   if (!done.empty()) std::fprintf(stdout, ", %zu kept from the report being resumed", done.size());
   std::fprintf(stdout, "\n");

@@ -57,6 +57,10 @@ std::string known_bug_table_path(const std::string& option) {
   return find_table(option, "known_bugs.csv", "known-bug table");
 }
 
+std::string tier_file_path(const std::string& file_name) {
+  return find_table("", file_name, "tier plan file", "plan/tiers");
+}
+
 FactorTableFiles production_factor_tables(const std::string& option) {
   FactorTableFiles files;
   files.factors = find_table(option, "production_factors.csv", "production factor table", "plan");

@@ -27,6 +27,8 @@ struct FactorTableFiles {
   std::string factors, impossible;
 };
 FactorTableFiles production_factor_tables(const std::string& option);
+// A tier's plan file (plan/tiers/NAME.plan in the source tree, beside the tables when installed).
+std::string tier_file_path(const std::string& file_name);
 
 // The places tried for a table file name, in order (step 2 and 3 above; step 3 in `source_folder`
 // of the source tree), for messages and tests.
