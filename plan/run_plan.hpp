@@ -79,7 +79,8 @@ std::vector<RunCase> build_run_plan(const RunPlanOptions& options, PlanNotes* no
 void order_costliest_first(std::vector<RunCase>& cases);
 
 // The watchdog limit of a case: a base plus time for its oracle and kernels, which grow with
-// kv tokens x query rows x heads x Lk (generous: the oracle may run under a sanitizer).
+// kv tokens x query rows x heads x Lk (generous: the oracle may run under a sanitizer), and with
+// the cache pool's bytes times the steps (a host-memory backend stages the whole pool each step).
 double case_timeout_s(const std::string& repro, double base_s);
 
 }  // namespace mlacheck

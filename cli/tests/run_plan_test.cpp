@@ -23,6 +23,10 @@ TEST(RunPlan, WatchdogLimitGrowsWithTheWork) {
   // A decode sequence runs every step.
   const double one = case_timeout_s("mla_decode:heads=128;kv=16384*2", 0.0);
   EXPECT_GT(case_timeout_s("mla_decode:heads=128;kv=16384*2;steps=8", 0.0), 7.0 * one);
+  // A pool past 4 GiB is staged whole by a host-memory backend, every step.
+  const double far = case_timeout_s("mla_decode:heads=16;kv=64;first_block=233100", 0.0);
+  EXPECT_GT(far, 40.0);
+  EXPECT_GT(case_timeout_s("mla_decode:heads=16;kv=64,0;q=1*2;first_block=233100;steps=3;leave=3,0", 0.0), 2.5 * far);
 }
 
 // Issue 13 item 3: the main job checks a backend's state across decode steps on both paths, with
