@@ -40,7 +40,7 @@ void add_plan_source_options(CLI::App* cmd, PlanSource& source) {
 }
 
 void add_plan_command(CLI::App& app, PlanOptions& options) {
-  CLI::App* cmd = app.add_subcommand("plan", "List the cases `mlacheck run` runs, or (--coverage) the factor combinations they cover");
+  CLI::App* cmd = app.add_subcommand("plan", "List the cases `mlacheck run` runs, or with --coverage the factor combinations they cover");
   cmd->add_flag("--coverage", options.coverage,
                 "Print every combination of production factor values with the case covering it");
   cmd->add_option("--strength", options.strength, "Factors per combination asked about (the default plan holds a strength-3 covering array)")
