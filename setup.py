@@ -21,7 +21,9 @@ from setuptools.command.build_py import build_py
 from wheel.bdist_wheel import bdist_wheel
 
 ROOT = Path(__file__).resolve().parent
-TABLES = ("upstream.csv", "known_bugs.csv")  # scenarios/, shipped as package data in mlacheck/data/
+# Shipped as package data in mlacheck/data/, from their source folders.
+TABLES = ("scenarios/upstream.csv", "scenarios/known_bugs.csv", "plan/production_factors.csv",
+          "plan/impossible_combinations.csv")
 
 
 def cmake_project_version() -> str:
@@ -72,7 +74,7 @@ class BuildPackageWithLibrary(build_py):
         shutil.copyfile(build_temp / "python" / "mlacheck" / "_version.py", package / "_version.py")
         (package / "data").mkdir(exist_ok=True)
         for table in TABLES:
-            shutil.copyfile(ROOT / "scenarios" / table, package / "data" / table)
+            shutil.copyfile(ROOT / table, package / "data" / Path(table).name)
         (package / "_paths.py").write_text(
             '"""Written by setup.py: this wheel\'s harness C API library, and its package data folder."""\n\n'
             'CAPI_LIBRARY = "libmlacheck_capi.so"\n'

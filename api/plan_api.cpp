@@ -66,9 +66,14 @@ mlacheck_status open_plan(const char* function, int32_t kind, uint64_t seed, int
     options.seed = seed;
     options.property_cases = size < 0 ? kDefaultPropertyCases : size;
     switch (kind) {
-      case MLACHECK_PLAN_DEFAULT:
+      case MLACHECK_PLAN_DEFAULT: {
         options.scenarios_file = table_path(scenarios_file);
+        // The covering array of the production factors (plan/coverage_cases.hpp), as `mlacheck run`.
+        const mlacheck::FactorTableFiles factors = mlacheck::production_factor_tables("");
+        options.factors_file = factors.factors;
+        options.impossible_file = factors.impossible;
         break;
+      }
       case MLACHECK_PLAN_SCENARIOS:
         options.scenarios_file = table_path(scenarios_file);
         options.oracle_self_checks = false;

@@ -10,6 +10,7 @@
 #include "cli/exit_status.hpp"
 #include "cli/merge_command.hpp"
 #include "cli/mutate_command.hpp"
+#include "cli/plan_command.hpp"
 #include "cli/run_command.hpp"
 #include "cli/scenarios_command.hpp"
 #include "cli/shrink_command.hpp"
@@ -30,6 +31,8 @@ int main(int argc, char** argv) {
   mlacheck::cli::add_diff_command(app, diff_options);
   mlacheck::cli::MergeOptions merge_options;
   mlacheck::cli::add_merge_command(app, merge_options);
+  mlacheck::cli::PlanOptions plan_options;
+  mlacheck::cli::add_plan_command(app, plan_options);
   mlacheck::cli::ScenariosOptions scenarios_options;
   mlacheck::cli::add_scenarios_command(app, scenarios_options);
   mlacheck::cli::MutateOptions mutate_options;
@@ -49,6 +52,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("devices")) return mlacheck::cli::list_devices();
     if (app.got_subcommand("diff")) return mlacheck::cli::run_diff(diff_options);
     if (app.got_subcommand("merge")) return mlacheck::cli::run_merge(merge_options);
+    if (app.got_subcommand("plan")) return mlacheck::cli::run_plan_command(plan_options);
     if (app.got_subcommand("scenarios")) return mlacheck::cli::run_scenarios(scenarios_options);
     if (app.got_subcommand("mutate")) return mlacheck::cli::run_mutate(mutate_options);
     if (app.got_subcommand("bench")) return mlacheck::cli::run_bench(bench_options);

@@ -97,3 +97,23 @@ mlacheck_cli_test(cli.version 0 "^mlacheck ${PROJECT_VERSION}$" --version)
 # or --case, under the same id or another, is refused (exit 2), not mixed into the report.
 mlacheck_cli_script_test(cli.run.resume_refuses_another_case_under_an_id
                          "m=$0; d='${_work}/mixed'; rm -rf \"$d\"; \"$m\" run --case 'mla_decode:name=r1;heads=16' --out \"$d\" || exit 1; out=$(\"$m\" run --case 'mla_decode:name=r1;heads=32' --out \"$d\" --resume 2>&1); rc=$?; echo \"$out\"; [ $rc -eq 2 ] && echo \"$out\" | grep -q \"report.csv is the report of another plan\"")
+
+# `mlacheck plan --coverage`: the default plan covers every allowed three-way combination of the
+# production factors (plan/production_factors.csv) and says so on its last line; a four-way
+# question it was not built for lists what it misses and exits 1; the plan lists the cover-N cases.
+add_test(NAME cli.plan.coverage_uncovered_zero
+         COMMAND sh -c "out=$(\"$0\" plan --coverage 2>&1); rc=$?; printf '%s\\n' \"$out\" | tail -3; [ $rc -eq 0 ] && [ \"$(printf '%s\\n' \"$out\" | tail -1)\" = 'uncovered: 0' ] && printf '%s\\n' \"$out\" | grep -q '^heads=8 q_dtype=bf16 kv_dtype=fp8_e4m3fn  '"
+                 $<TARGET_FILE:mlacheck>)
+mlacheck_cli_test(cli.plan.coverage_lists_uncovered 1 "^uncovered: heads=" plan --coverage --strength 4)
+mlacheck_cli_test(cli.plan.lists_cover_cases 0 "^cover-0 mla_decode:name=cover-0;" plan)
+mlacheck_cli_test(cli.plan.bad_factor_table 2 "does not exist" plan --factors /nonexistent.csv)
+
+# Tiers and plan files: a tier builds; an unknown tier and a malformed plan line are exit-2 errors
+# naming what and where.
+mlacheck_cli_test(cli.plan.tier_smoke 0 "^cases: [0-9]*; oracle work" plan --tier smoke)
+mlacheck_cli_test(cli.plan.tier_smoke_covers_pairs 0 "^uncovered: 0$" plan --tier smoke --coverage --strength 2)
+mlacheck_cli_test(cli.plan.unknown_tier 2 "--tier weekly is not one of smoke, pre-merge, nightly" plan --tier weekly)
+mlacheck_cli_test(cli.plan.tier_and_plan 2 "--tier and --plan both" run --tier smoke --plan x.plan)
+add_test(NAME cli.plan.malformed_plan_line
+         COMMAND sh -c "d=$(mktemp -d) && printf 'scenarios\\nproperties size=lots\\n' > $d/bad.plan && out=$(\"$0\" run --plan $d/bad.plan --out $d/r 2>&1); rc=$?; rm -rf $d; echo \"$out\"; [ $rc -eq 2 ] && echo \"$out\" | grep -q 'bad.plan:2: size=lots is not a number'"
+                 $<TARGET_FILE:mlacheck>)

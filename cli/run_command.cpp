@@ -13,11 +13,14 @@
 #include "cli/device_preflight.hpp"
 #include "cli/option_checks.hpp"
 #include "run/isolated_cases.hpp"
+#include "cli/factor_coverage.hpp"
+#include "cli/plan_command.hpp"
 #include "cli/progress.hpp"
 #include "cli/result_table.hpp"
 #include "run/run_worker.hpp"
 #include "cli/shard.hpp"
 #include "plan/case_settle.hpp"
+#include "plan/coverage_cases.hpp"
 #include "plan/data_files.hpp"
 #include "plan/plan_fingerprint.hpp"
 #include "plan/run_plan.hpp"
@@ -68,6 +71,10 @@ void add_run_command(CLI::App& app, RunOptions& options) {
   cmd->add_option("--shard", options.shard,
                   "Run shard i of n (i/n), or 'auto' to read it from Slurm or Kubernetes (docs/ci.md)");
   cmd->add_option("--scenarios", options.scenarios_file, "Scenario table (default: scenarios/upstream.csv)");
+  cmd->add_option("--factors", options.factors_file,
+                  "Production factor table whose covering array the plan holds (default: plan/production_factors.csv)");
+  cmd->add_option("--tier", options.tier, "Run a named tier's plan file: smoke, pre-merge or nightly (plan/tiers/)");
+  cmd->add_option("--plan", options.plan_file, "Run the case sources of this plan file (plan/plan_file.hpp)");
   cmd->add_option("--known-bugs", options.known_bugs,
                   "Known-bug table (default: scenarios/known_bugs.csv); empty for none");
   cmd->add_option("--timeout", options.timeout_base_s, "Watchdog base limit per case in seconds (grows with size)")
@@ -89,14 +96,20 @@ int run(const RunOptions& options) {
   const std::string backend = describe_backend(options.backend);
   if (options.resume && out_dir.empty()) throw std::invalid_argument("--resume of a --case replay needs --out");
   RunPlanOptions plan_options;
-  plan_options.case_repro = options.case_repro;
-  plan_options.seed = options.seed;
-  plan_options.property_cases = options.property_cases;
-  plan_options.scenarios_file = options.case_repro.empty() ? scenario_table_path(options.scenarios_file) : "";
+  if (options.case_repro.empty()) {
+    plan_options = plan_options_for({options.tier, options.plan_file, options.seed, options.property_cases,
+                                     options.scenarios_file, options.factors_file});
+  } else {
+    plan_options.case_repro = options.case_repro;
+  }
   plan_options.timeout_base_s = options.timeout_base_s;
   // A plugin's declared space draws the property sweep within it (a --case replay has no sweep).
   if (options.case_repro.empty()) plan_options.space = backend_space(options.backend);
-  const std::vector<RunCase> plan = build_run_plan(plan_options);
+  PlanNotes notes;
+  const std::vector<RunCase> plan = build_run_plan(plan_options, &notes);
+  // The plan's production factors: its covering array's, measured in the report.
+  std::optional<FactorTableFiles> factors;
+  if (!plan_options.factors_file.empty()) factors = FactorTableFiles{plan_options.factors_file, plan_options.impossible_file};
   const std::vector<scenarios::KnownBug> known_bugs = load_known_bug_table(options.known_bugs);
   const Shard shard = resolve_shard(options.shard);
 
@@ -124,7 +137,14 @@ int run(const RunOptions& options) {
     if (shard.contains(i) && !done.contains(plan[i].id)) todo.push_back(plan[i]);
   }
 
+  // The long cases start early, so the sitting's tail is short cases overlapping each other.
+  order_costliest_first(todo);
+
   std::fprintf(stdout, "backend: %s\n", backend.c_str());
+  if (!notes.budget_excluded.empty()) {
+    std::fprintf(stdout, "work budget: %zu property draws over it were drawn again (`mlacheck plan` lists them)\n",
+                 notes.budget_excluded.size());
+  }
   std::fprintf(stdout, "devices: %s; %zu cases to run", describe_devices(devices).c_str(), todo.size());
   if (!done.empty()) std::fprintf(stdout, ", %zu kept from the report being resumed", done.size());
   std::fprintf(stdout, "\n");
@@ -162,9 +182,12 @@ int run(const RunOptions& options) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fprintf(stdout, "%zu cases in %.1f s: %.2f cases/s\n", todo.size(), seconds,
                seconds > 0.0 ? static_cast<double>(todo.size()) / seconds : 0.0);
-  HtmlReportOptions html;
-  html.space = plan_options.space;
-  if (reports) reports->finish(html);
+  if (reports) {
+    HtmlReportOptions html;
+    html.space = plan_options.space;
+    if (factors) html.factor_coverage = factor_coverage_grid(*factors, kDefaultCoverageStrength, rows);
+    reports->finish(html);
+  }
   const int status = print_summary(stdout, rows);
   if (plan_options.space) {
     const std::string excluded = space_excludes_text(*plan_options.space);

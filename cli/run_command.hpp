@@ -27,6 +27,9 @@ struct RunOptions {
   bool force = false;         // --force: replace a report the folder already holds
   std::optional<std::string> shard;  // --shard i/n
   std::string scenarios_file;        // --scenarios: the scenario table ("" for the default)
+  std::string factors_file;          // --factors: the production factor table ("" for the default)
+  std::string tier;                  // --tier: a named tier's plan file (plan/tiers/)
+  std::string plan_file;             // --plan: a plan file
   std::optional<std::string> known_bugs;  // --known-bugs; unset finds the shipped list, "" for none
   double timeout_base_s = 120.0;     // --timeout: the watchdog's base limit per case
   std::size_t lookahead = default_lookahead();  // --lookahead: cases whose oracle runs ahead of the GPU

@@ -16,6 +16,7 @@ endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/mlacheck DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.h")
 install(FILES ${PROJECT_SOURCE_DIR}/scenarios/upstream.csv ${PROJECT_SOURCE_DIR}/scenarios/known_bugs.csv
+              ${PROJECT_SOURCE_DIR}/plan/production_factors.csv ${PROJECT_SOURCE_DIR}/plan/impossible_combinations.csv
         DESTINATION ${MLACHECK_INSTALL_DATADIR})
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 

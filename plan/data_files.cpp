@@ -10,7 +10,8 @@ namespace mlacheck {
 
 namespace {
 
-std::string find_table(const std::string& option, const std::string& file_name, const char* what) {
+std::string find_table(const std::string& option, const std::string& file_name, const char* what,
+                       const std::string& source_folder = "scenarios") {
   if (!option.empty()) {
     if (!std::filesystem::exists(option)) throw std::invalid_argument(std::string(what) + " " + option + " does not exist");
     return option;
@@ -18,7 +19,7 @@ std::string find_table(const std::string& option, const std::string& file_name, 
   // The first of the candidate folders that exists decides: an installed copy whose folder lacks the
   // table is damaged, and must not quietly fall back to some source tree's table.
   std::string tried;
-  for (const std::string& candidate : data_table_candidates(file_name)) {
+  for (const std::string& candidate : data_table_candidates(file_name, source_folder)) {
     const std::filesystem::path path(candidate);
     if (std::filesystem::is_directory(path.parent_path())) {
       if (std::filesystem::is_regular_file(path)) return candidate;
@@ -34,7 +35,7 @@ std::string find_table(const std::string& option, const std::string& file_name, 
 
 }  // namespace
 
-std::vector<std::string> data_table_candidates(const std::string& file_name) {
+std::vector<std::string> data_table_candidates(const std::string& file_name, const std::string& source_folder) {
   std::vector<std::string> found;
   const std::filesystem::path binary_dir = own_binary_path().parent_path();
   if (!binary_dir.empty()) {
@@ -44,7 +45,7 @@ std::vector<std::string> data_table_candidates(const std::string& file_name) {
       if (std::find(found.begin(), found.end(), candidate) == found.end()) found.push_back(candidate);
     }
   }
-  found.push_back((std::filesystem::path(MLACHECK_SOURCE_DIR) / "scenarios" / file_name).string());
+  found.push_back((std::filesystem::path(MLACHECK_SOURCE_DIR) / source_folder / file_name).string());
   return found;
 }
 
@@ -54,6 +55,22 @@ std::string scenario_table_path(const std::string& option) {
 
 std::string known_bug_table_path(const std::string& option) {
   return find_table(option, "known_bugs.csv", "known-bug table");
+}
+
+std::string tier_file_path(const std::string& file_name) {
+  return find_table("", file_name, "tier plan file", "plan/tiers");
+}
+
+FactorTableFiles production_factor_tables(const std::string& option) {
+  FactorTableFiles files;
+  files.factors = find_table(option, "production_factors.csv", "production factor table", "plan");
+  // The impossible combinations name the factor table's values: they travel beside it.
+  files.impossible = (std::filesystem::path(files.factors).parent_path() / "impossible_combinations.csv").string();
+  if (!std::filesystem::is_regular_file(files.impossible)) {
+    throw std::invalid_argument("no impossible-combination table: " + files.impossible +
+                                " must lie beside the production factor table " + files.factors);
+  }
+  return files;
 }
 
 }  // namespace mlacheck

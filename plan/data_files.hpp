@@ -1,6 +1,6 @@
 #pragma once
-// Where mlacheck's data tables (the scenario table, upstream.csv, and the known-bug list,
-// known_bugs.csv) are, from any working directory. Every subcommand and the C API find them through
+// Where mlacheck's data tables (the scenario table, upstream.csv, the known-bug list,
+// known_bugs.csv, and the production factors, plan/production_factors.csv) are, from any working directory. Every subcommand and the C API find them through
 // here. In order:
 //   1. the file the user named (an error when it does not exist);
 //   2. beside the binary holding this code, in the layouts mlacheck installs: a wheel's package
@@ -21,7 +21,18 @@ std::string scenario_table_path(const std::string& option);
 // The same for known_bugs.csv.
 std::string known_bug_table_path(const std::string& option);
 
-// The places tried for a table file name, in order (step 2 and 3 above), for messages and tests.
-std::vector<std::string> data_table_candidates(const std::string& file_name);
+// The production factor table (plan/production_factors.csv, its source-tree folder plan/ in step
+// 3) and the impossible-combination table, which always lies beside it.
+struct FactorTableFiles {
+  std::string factors, impossible;
+};
+FactorTableFiles production_factor_tables(const std::string& option);
+// A tier's plan file (plan/tiers/NAME.plan in the source tree, beside the tables when installed).
+std::string tier_file_path(const std::string& file_name);
+
+// The places tried for a table file name, in order (step 2 and 3 above; step 3 in `source_folder`
+// of the source tree), for messages and tests.
+std::vector<std::string> data_table_candidates(const std::string& file_name,
+                                               const std::string& source_folder = "scenarios");
 
 }  // namespace mlacheck

@@ -2,6 +2,8 @@
 
 #include <rapidcheck.h>
 
+#include <algorithm>
+#include <fstream>
 #include <set>
 #include <stdexcept>
 
@@ -11,6 +13,7 @@
 #include "generators/gather_problem_gen.hpp"
 #include "generators/mla_problem_gen.hpp"
 #include "harness/op_registry.hpp"
+#include "plan/coverage_cases.hpp"
 #include "plan/default_sweep.hpp"
 #include "plan/fp8_twins.hpp"
 #include "plan/oracle_self_check_problems.hpp"
@@ -29,9 +32,12 @@ std::string repro_of(CaseProblem p, const std::string& id) {
 std::string name_in(const std::string& repro) { return case_name(parse_case(repro)); }
 
 // Draws `count` problems from the property generators, sizes growing as rapidcheck's do, one
-// gather case in eight (none within a space); deterministic from the seed.
-std::vector<RunCase> property_sweep(const RunPlanOptions& options) {
+// gather case in eight (none within a space); deterministic from the seed. A draw whose work
+// exceeds the options' work budget (> 0) is drawn again from the next split of the random stream,
+// and noted in `excluded`.
+std::vector<RunCase> property_sweep(const RunPlanOptions& options, std::vector<std::string>& excluded) {
   const int count = options.property_cases;
+  const double budget = options.property_case_work_budget;
   std::vector<RunCase> out;
   rc::Random random(options.seed);
   MlaGenLimits limits = property_sweep_limits();
@@ -39,18 +45,44 @@ std::vector<RunCase> property_sweep(const RunPlanOptions& options) {
   limits.space = options.space;
   for (int i = 0; i < count; ++i) {
     const int size = count > 1 ? i * 100 / (count - 1) : 50;
-    const rc::Random draw = random.split();
+    const std::string id = "sweep-" + std::to_string(i);
     std::string repro;
-    if (i % 8 == 7 && !options.space) {
-      KvGatherProblem p = gen_kv_gather_problem(property_sweep_gather_limits())(draw, size).value();
-      p.name = "sweep-" + std::to_string(i);
-      repro = to_repro(p);
-    } else {
-      MlaDecodeProblem p = gen_mla_decode_problem(limits)(draw, size).value();
-      p.name = "sweep-" + std::to_string(i);
-      repro = to_repro(p);
+    for (int attempt = 0; attempt <= kBudgetRedraws; ++attempt) {
+      const rc::Random draw = random.split();
+      if (i % 8 == 7 && !options.space) {
+        KvGatherProblem p = gen_kv_gather_problem(property_sweep_gather_limits())(draw, size).value();
+        p.name = id;
+        repro = to_repro(p);
+      } else {
+        MlaDecodeProblem p = gen_mla_decode_problem(limits)(draw, size).value();
+        p.name = id;
+        repro = to_repro(p);
+      }
+      const double work = case_work(parse_case(repro));
+      if (budget <= 0.0 || work <= budget) break;
+      excluded.push_back(id + " work=" + std::to_string(static_cast<long long>(work)) + ": " + repro);
+      repro.clear();
     }
-    out.push_back({"sweep-" + std::to_string(i), RunCase::Kind::device, repro, 0.0, CaseOrigin::generated});
+    if (!repro.empty()) out.push_back({id, RunCase::Kind::device, repro, 0.0, CaseOrigin::generated});
+  }
+  return out;
+}
+
+// The repro strings of a repro file, named by their own name= (their plan id).
+std::vector<RunCase> repro_file_cases(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument("repro file " + path + " cannot be opened");
+  std::vector<RunCase> out;
+  std::string line;
+  for (int n = 1; std::getline(in, line); ++n) {
+    const auto first = line.find_first_not_of(" \t");
+    if (first == std::string::npos || line[first] == '#') continue;
+    line = line.substr(first, line.find_last_not_of(" \t\r") + 1 - first);
+    try {
+      out.push_back({name_in(line), RunCase::Kind::device, line, 0.0});
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(path + ":" + std::to_string(n) + ": " + e.what());
+    }
   }
   return out;
 }
@@ -70,11 +102,32 @@ MlaGenLimits property_sweep_limits() {
 
 GatherGenLimits property_sweep_gather_limits() { return {.max_batch = 16, .max_kv_len = 4096}; }
 
-double case_timeout_s(const std::string& repro, double base_s) {
-  return base_s + 4e-9 * case_work(parse_case(repro));
+void order_costliest_first(std::vector<RunCase>& cases) {
+  std::vector<double> work;
+  for (const RunCase& c : cases) work.push_back(case_work(parse_case(c.repro)));
+  std::vector<std::size_t> order(cases.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const auto self_check = [&](std::size_t i) { return cases[i].kind == RunCase::Kind::oracle_self_check; };
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (self_check(a) != self_check(b)) return self_check(a);
+    return !self_check(a) && work[a] > work[b];
+  });
+  std::vector<RunCase> sorted;
+  for (std::size_t i : order) sorted.push_back(std::move(cases[i]));
+  cases = std::move(sorted);
 }
 
-std::vector<RunCase> build_run_plan(const RunPlanOptions& options) {
+double case_timeout_s(const std::string& repro, double base_s) {
+  const CaseProblem c = parse_case(repro);
+  double pool_s = 0.0;
+  // A backend in host memory stages (and poisons) the whole cache pool every step: 4 GiB of pool
+  // past first_block took over 120 s in three steps on a loaded 2-core host (issue 36).
+  if (const auto* p = std::get_if<MlaDecodeProblem>(&c)) pool_s = 1e-8 * static_cast<double>(cache_pool_bytes(*p)) * p->steps;
+  return base_s + 4e-9 * case_work(c) + pool_s;
+}
+
+std::vector<RunCase> build_run_plan(const RunPlanOptions& options, PlanNotes* notes) {
+  std::vector<std::string> excluded;
   std::vector<RunCase> plan;
   if (!options.case_repro.empty()) {
     // Parse now: a malformed repro string is reported before any process starts.
@@ -104,7 +157,17 @@ std::vector<RunCase> build_run_plan(const RunPlanOptions& options) {
         plan.push_back({p.name, RunCase::Kind::device, to_repro(p), 0.0});
       }
     }
-    for (RunCase& c : property_sweep(options)) {
+    if (!options.factors_file.empty()) {
+      const FactorTable table = load_factor_table(options.factors_file, options.impossible_file);
+      for (const MlaDecodeProblem& p : covering_array_cases(table, options.coverage_strength, options.seed)) {
+        if (p.steps > 1 && !options.decode_sequences) continue;
+        plan.push_back({p.name, RunCase::Kind::device, to_repro(p), 0.0});
+      }
+    }
+    for (const std::string& file : options.repro_files) {
+      for (RunCase& c : repro_file_cases(file)) plan.push_back(std::move(c));
+    }
+    for (RunCase& c : property_sweep(options, excluded)) {
       plan.push_back(std::move(c));
     }
   }
@@ -116,6 +179,7 @@ std::vector<RunCase> build_run_plan(const RunPlanOptions& options) {
     }
     c.timeout_s = case_timeout_s(c.repro, options.timeout_base_s);
   }
+  if (notes != nullptr) notes->budget_excluded = std::move(excluded);
   return plan;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // What `mlacheck run` runs, as a flat list of cases with ids: the oracle self-checks, every
-// scenario (clean), the default sweep and a property sweep drawn from the rapidcheck generators,
+// scenario (clean), the default sweep, the covering array of the production factors, and a property sweep drawn from the rapidcheck generators,
 // or the one case of --case. Each case travels to a worker process as its repro string.
 //
 // One id per case everywhere: a case's id is also the name in its repro string, so the row a
@@ -34,6 +34,18 @@ struct RunPlanOptions {
   std::uint64_t seed = 1;      // seeds the default and property sweeps
   int property_cases = 64;     // cases drawn from the property generators
   std::string scenarios_file;  // "" for none
+  // The production factor tables (plan/data_files.hpp): the plan holds the
+  // strength-`coverage_strength` covering array of them (plan/coverage_cases.hpp, ids cover-N).
+  // Empty factors: none.
+  std::string factors_file, impossible_file;
+  int coverage_strength = 3;
+  // Curated repro files (plan files' repro-file lines): one repro string per line, '#' comments.
+  std::vector<std::string> repro_files;
+  // The property sweep's per-case work budget (case_work, harness/op_registry.hpp): a drawn case
+  // above it is drawn again (at most kBudgetRedraws times, then left out), so no case of a tier
+  // holds its sitting up. 0: none beyond property_sweep_limits(). A separate field from the
+  // generator limits, which other parameters of the sweep (its support space) shape.
+  double property_case_work_budget = 0.0;
   // Parts of the full plan; the harness C API opens the scenarios or a property sweep alone.
   bool oracle_self_checks = true;
   bool default_sweeps = true;
@@ -57,11 +69,25 @@ struct RunPlanOptions {
 MlaGenLimits property_sweep_limits();
 GatherGenLimits property_sweep_gather_limits();
 
-// Throws for a malformed --case repro string or scenario file (the user's input errors).
-std::vector<RunCase> build_run_plan(const RunPlanOptions& options);
+// What building a plan left out: property cases over the work budget ("sweep-N work=W", each
+// draw that was drawn again), for the run to report.
+struct PlanNotes {
+  std::vector<std::string> budget_excluded;
+};
+inline constexpr int kBudgetRedraws = 20;
+
+// Throws for a malformed --case repro string, scenario or repro file (the user's input errors).
+std::vector<RunCase> build_run_plan(const RunPlanOptions& options, PlanNotes* notes = nullptr);
+
+// Orders cases for a sitting: the oracle self-checks first, as they were (a worker sends their rows
+// before its device cases'), then the device cases by oracle work (case_work), costliest first,
+// equal work in plan order; so a long case starts early and the sitting's tail is short cases
+// overlapping each other, not one long case alone. Rows carry their ids, whatever the order.
+void order_costliest_first(std::vector<RunCase>& cases);
 
 // The watchdog limit of a case: a base plus time for its oracle and kernels, which grow with
-// kv tokens x query rows x heads x Lk (generous: the oracle may run under a sanitizer).
+// kv tokens x query rows x heads x Lk (generous: the oracle may run under a sanitizer), and with
+// the cache pool's bytes times the steps (a host-memory backend stages the whole pool each step).
 double case_timeout_s(const std::string& repro, double base_s);
 
 }  // namespace mlacheck

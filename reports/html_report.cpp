@@ -186,6 +186,23 @@ std::string kill_matrix(const KillMatrixGrid& m) {
                      table(headers, rows, "kill-matrix"));
 }
 
+std::string factor_coverage(const FactorCoverageGrid& g) {
+  std::vector<std::string> rows;
+  for (const FactorCoverageGrid::Value& v : g.values) {
+    rows.push_back(td(markup_escape(v.factor)) +
+                   td(markup_escape(v.value)) + td(std::to_string(v.cases), true) + td(markup_escape(v.provenance)));
+  }
+  std::string uncovered;
+  for (const std::string& u : g.uncovered) uncovered += "<li><code>" + markup_escape(u) + "</code></li>\n";
+  return section("factor-coverage", "Production factor coverage",
+                 "<p>Cases holding each value of the production factors (" + markup_escape(g.table) +
+                     "), and their " + std::to_string(g.strength) + "-way combinations: " +
+                     std::to_string(g.combinations - g.uncovered.size()) + " of " + std::to_string(g.combinations) +
+                     " held by some case; uncovered: " + std::to_string(g.uncovered.size()) + ".</p>\n" +
+                     (uncovered.empty() ? "" : "<ul class=\"uncovered\">\n" + uncovered + "</ul>\n") +
+                     table({"factor", "value", "cases", "provenance"}, rows, "factor-coverage"));
+}
+
 std::string all_cases(std::span<const Case> cases) {
   std::vector<std::string> rows;
   for (const Case& c : cases) {
@@ -234,6 +251,7 @@ void write_html(std::ostream& out, std::span<const CaseResult> rows, const HtmlR
       << markup_escape(options.title) << "</title>\n<style>" << html::kStyle << "</style>\n</head>\n<body>\n<h1>"
       << markup_escape(options.title) << "</h1>\n"
       << html::summary(cases) << html::worst_cases(cases) << html::categories(cases) << html::plot_sections(cases);
+  if (options.factor_coverage) out << html::factor_coverage(*options.factor_coverage);
   if (options.space) out << html::space_section(*options.space);
   if (options.kill_matrix) out << html::kill_matrix(*options.kill_matrix);
   out << html::all_cases(cases) << "</body>\n</html>\n";

@@ -23,6 +23,10 @@ TEST(RunPlan, WatchdogLimitGrowsWithTheWork) {
   // A decode sequence runs every step.
   const double one = case_timeout_s("mla_decode:heads=128;kv=16384*2", 0.0);
   EXPECT_GT(case_timeout_s("mla_decode:heads=128;kv=16384*2;steps=8", 0.0), 7.0 * one);
+  // A pool past 4 GiB is staged whole by a host-memory backend, every step.
+  const double far = case_timeout_s("mla_decode:heads=16;kv=64;first_block=233100", 0.0);
+  EXPECT_GT(far, 40.0);
+  EXPECT_GT(case_timeout_s("mla_decode:heads=16;kv=64,0;q=1*2;first_block=233100;steps=3;leave=3,0", 0.0), 2.5 * far);
 }
 
 // Issue 13 item 3: the main job checks a backend's state across decode steps on both paths, with
@@ -84,6 +88,34 @@ TEST(RunPlan, OneIdPerCaseEverywhere) {
     scenario |= c.id.rfind("scenario.", 0) == 0;
   }
   EXPECT_TRUE(scenario);
+}
+
+// Issue 36: with the production factor tables, the default plan holds their strength-3 covering
+// array as curated cases cover-N, each a valid descriptor; a plan without decode sequences keeps
+// only the covering cases of one step.
+TEST(RunPlan, TheDefaultPlanHoldsTheCoveringArray) {
+  RunPlanOptions o;
+  o.factors_file = MLACHECK_SOURCE_DIR "/plan/production_factors.csv";
+  o.impossible_file = MLACHECK_SOURCE_DIR "/plan/impossible_combinations.csv";
+  const auto plan = build_run_plan(o);
+  int cover = 0, cover_sequences = 0;
+  for (const RunCase& c : plan) {
+    if (c.id.rfind("cover-", 0) != 0) continue;
+    ++cover;
+    EXPECT_EQ(c.origin, CaseOrigin::curated) << c.id;
+    cover_sequences += is_sequence(parse_mla_decode(c.repro)) ? 1 : 0;
+  }
+  EXPECT_GE(cover, 180);  // at least heads x q_len x q_dtype values: 9 x 5 x 4
+  EXPECT_GT(cover_sequences, 0);
+  EXPECT_LE(plan.size(), 500u);  // the default job stays a few minutes' work
+  o.decode_sequences = false;
+  int one_step = 0;
+  for (const RunCase& c : build_run_plan(o)) {
+    if (c.id.rfind("cover-", 0) != 0) continue;
+    EXPECT_FALSE(is_sequence(parse_mla_decode(c.repro))) << c.id;
+    ++one_step;
+  }
+  EXPECT_EQ(one_step, cover - cover_sequences);
 }
 
 TEST(RunPlan, OnlyThePropertySweepIsGenerated) {

@@ -180,6 +180,30 @@ TEST(HtmlReport, CoverageMarksBucketsNoCaseReached) {
   EXPECT_LT(gap_rows, coverage_buckets().size());
 }
 
+// Issue 36: the production factor coverage, when the run measured it, is a section of its own
+// listing each value with its count and every combination no case holds.
+TEST(HtmlReport, FactorCoverageListsValuesAndUncoveredCombinations) {
+  FactorCoverageGrid g;
+  g.table = "plan/production_factors.csv";
+  g.strength = 3;
+  g.combinations = 10;
+  g.uncovered = {"heads=8 q_dtype=f16 q_len=>8", "heads=4 path=auto sequence=yes"};
+  g.values = {{"heads", "8", 3, "Kimi-K2/K2.5 TP8: S2"}, {"heads", "4", 0, "DeepSeek-V2-Lite TP4"}};
+  std::ostringstream out;
+  HtmlReportOptions options;
+  options.factor_coverage = g;
+  write_html(out, a_run(), options);
+  const std::string html = out.str();
+  const auto tags = scan_tags(html);
+  const std::vector<std::string> ids = section_ids(tags);
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "factor-coverage"), ids.end());
+  EXPECT_EQ(count_named(tags_in_section(tags, "factor-coverage"), "tr"), 1u + 2u);
+  EXPECT_EQ(count_named(tags_in_section(tags, "factor-coverage"), "li"), 2u);
+  EXPECT_NE(html.find("8 of 10 held by some case; uncovered: 2."), std::string::npos);
+  EXPECT_NE(html.find("heads=8 q_dtype=f16 q_len=&gt;8"), std::string::npos);
+  EXPECT_EQ(section_ids(scan_tags(html_of(a_run()))).size(), 8u);  // absent unless given
+}
+
 TEST(HtmlReport, FacetsComeFromTheRepro) {
   const CaseFacets f = facets_of(mla_row("x", ResultState::passed, 4097, DType::fp8_e4m3fn, "persistent", 1e-3));
   EXPECT_TRUE(f.parsed);
