@@ -3,12 +3,11 @@ backend on its case when it runs (the case is opened then, so collecting builds 
 
 from __future__ import annotations
 
-import importlib
-
 import pytest
 
 from ..api._verdict_failure import VerdictFailure, assert_passed
 from ..running._backend import adapt, check
+from ..running._backend_spec import BackendSpecError, load_backend
 from ..api._markers import marker_names
 from ..api._plan import Plan
 from ._options import selected_plan
@@ -18,27 +17,11 @@ from ._xdist import report_directory
 from ..api._report import Report
 
 
-def load_backend(spec: str):
-    """The object `module:attribute` names; a class is instantiated with no arguments."""
-    module_name, sep, attribute = spec.partition(":")
-    if not sep or not module_name or not attribute:
-        raise pytest.UsageError(f"--mlacheck-backend {spec!r}: expected MODULE:ATTRIBUTE, e.g. mykernels.mla:decode")
+def backend_of(config: pytest.Config):
     try:
-        module = importlib.import_module(module_name)
-    except ImportError as e:
-        raise pytest.UsageError(
-            f"--mlacheck-backend {spec!r}: cannot import {module_name!r}: {e}. Is its folder on sys.path "
-            "(PYTHONPATH, or `python -m pytest` run from it)?"
-        ) from e
-    target = module
-    for part in attribute.split("."):
-        try:
-            target = getattr(target, part)
-        except AttributeError:
-            raise pytest.UsageError(f"--mlacheck-backend {spec!r}: {module_name} has no attribute {attribute!r}") from None
-    if isinstance(target, type):
-        target = target()
-    return target
+        return load_backend(config.option.mlacheck_backend, config.option.mlacheck_backend_path)
+    except BackendSpecError as e:
+        raise pytest.UsageError(f"--mlacheck-backend: {e}") from e
 
 
 class BackendSession:
@@ -46,7 +29,7 @@ class BackendSession:
 
     def __init__(self, config: pytest.Config):
         self.config = config
-        self.backend = adapt(load_backend(config.option.mlacheck_backend))
+        self.backend = adapt(backend_of(config))
         self.plan: Plan = selected_plan(config)
         self.title = f"mlacheck: {self.backend.name} on {self.plan.description}"
         directory = report_directory(config)
@@ -79,7 +62,9 @@ class MlacheckItem(pytest.Item):
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self):
-        return self.path, None, f"mlacheck case {self.name}"
+        # A line number (0: the item has no source line of its own) is what pytest's skip and
+        # xfail markers need to place a report; -rs lines name the case (skip_location).
+        return self.path, 0, f"mlacheck case {self.name}"
 
 
 class MlacheckPlanCollector(pytest.Collector):
@@ -92,13 +77,22 @@ class MlacheckPlanCollector(pytest.Collector):
 
     def collect(self):
         plan = self.state.plan
+        wanted = set(self.config.option.mlacheck_case_id)
+        found = set()
         for index, case in enumerate(plan):
-            if not case.runs_backend:
+            if not case.runs_backend or (wanted and case.id not in wanted):
                 continue
+            found.add(case.id)
             item = MlacheckItem.from_parent(self, name=case.id, case_index=index, session_state=self.state)
             for name in marker_names(case.kind, plan.kind):
                 item.add_marker(name)
             yield item
+        if wanted - found:
+            missing = ", ".join(sorted(wanted - found))
+            raise pytest.UsageError(
+                f"mlacheck: no backend case of {plan.description} has the id {missing} "
+                "(`pytest --mlacheck-backend M:A --collect-only -q` lists the ids)"
+            )
 
 
 def backend_items(session: pytest.Session) -> tuple[BackendSession, list[MlacheckItem]]:
@@ -106,3 +100,11 @@ def backend_items(session: pytest.Session) -> tuple[BackendSession, list[Mlachec
     # Item ids read "mlacheck::<case id>" (the session's own id is empty).
     collector = MlacheckPlanCollector.from_parent(session, name="mlacheck", nodeid="mlacheck", session_state=state)
     return state, list(collector.collect())
+
+
+def skip_location(item: pytest.Item, report: pytest.TestReport) -> None:
+    """A skipped mlacheck item's report placed at its node id (mlacheck::<case id>) rather than at
+    a line of the plugin's own files, so that -rs names the case."""
+    if isinstance(item, MlacheckItem) and report.skipped and isinstance(report.longrepr, tuple):
+        _, _, reason = report.longrepr
+        report.longrepr = (item.nodeid, None, reason)

@@ -52,7 +52,7 @@ class ShrinkResult:
 
     @property
     def shrunk_command(self) -> str:
-        return f'mlacheck run --case "{self.shrunk}"'
+        return self.verdict.command_for(self.shrunk)
 
     def describe(self) -> str:
         head = self.verdict
