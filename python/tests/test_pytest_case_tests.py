@@ -4,6 +4,7 @@ helpers, asserting verdicts, and the pytest line that re-runs a failing test on 
 from __future__ import annotations
 
 import shlex
+import sys
 
 import pytest
 
@@ -199,5 +200,7 @@ def test_the_rerun_line_names_the_test_file_from_where_pytest_was_started(plugin
     (tests / "test_repo.py").write_text("import backends\n" + FAILING_TESTS)
     result = plugin_run(*PROPERTIES_8, "-k", "test_fixture and sweep-3", "tests")
     result.assert_outcomes(failed=1, deselected=20)
-    assert any(line.startswith("pytest -p mlacheck.pytest_plugin tests/test_repo.py::test_fixture --mlacheck-case ")
+    test_file = str(pytester.path.resolve() / "tests" / "test_repo.py")
+    assert any(line.startswith(shlex.join([sys.executable, "-m", "pytest", "-p", "mlacheck.pytest_plugin",
+                                           f"{test_file}::test_fixture", "--mlacheck-case"]))
                for line in repro_lines(result))

@@ -8,6 +8,7 @@ import pytest
 from ..api._capi import MlacheckError
 from ..api._plan import Plan
 from ..api._plan import plan as open_plan
+from ._rerun import NODE_PREFIX
 from ._shrink_lines import add_shrink_options
 
 
@@ -83,9 +84,6 @@ def selected_plan(config: pytest.Config) -> Plan:
             raise pytest.UsageError(f"mlacheck plan: {e}") from e
         config.stash[_PLAN_KEY] = plan
     return plan
-
-
-NODE_PREFIX = "mlacheck::"  # the --mlacheck-backend items' node ids: mlacheck::<case id>
 
 
 def take_case_node_ids(config: pytest.Config) -> None:

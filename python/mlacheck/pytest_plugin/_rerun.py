@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from ..api._plan import plan as open_plan
-from ._options import NODE_PREFIX
 
 PLUGIN_MODULE = "mlacheck.pytest_plugin"
+NODE_PREFIX = "mlacheck::"  # the --mlacheck-backend items' node ids: mlacheck::<case id>
 
 
 def _pytest_words() -> list[str]:
