@@ -38,7 +38,8 @@ def describe_exception(error: BaseException) -> str:
     frames = traceback.extract_tb(error.__traceback__)
     if frames:
         libraries = _library_folders()
-        own = [f for f in frames if not any(os.path.abspath(f.filename).startswith(d) for d in libraries)]
+        own = [f for f in frames
+               if not f.filename.startswith("<") and not any(os.path.abspath(f.filename).startswith(d) for d in libraries)]
         place = own[-1] if own else frames[-1]
         line += f" (at {place.filename}:{place.lineno} in {place.name}"
         if place is not frames[-1]:
