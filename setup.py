@@ -89,12 +89,25 @@ class PackageWithLibrary(Distribution):
         return True
 
 
+def glibc_platform_tag(library: Path, machine: str) -> str:
+    """manylinux_<x>_<y>_<machine> of the newest glibc symbol version `library` needs (read from
+    its ELF version needs by scripts/glibc_needs.py): pip installs the wheel only where it loads."""
+    recorded = {"__name__": "glibc_needs"}
+    exec((ROOT / "scripts" / "glibc_needs.py").read_text(), recorded)
+    major, minor = recorded["glibc_level"](str(library))
+    return f"manylinux_{major}_{minor}_{machine}"
+
+
 class PlatformWheel(bdist_wheel):
     """The wheel holds a native library but no extension module: any CPython 3 on this platform
-    loads it through ctypes, so it is tagged py3-none-<platform>."""
+    loads it through ctypes, so it is tagged py3-none-<platform>, the platform being
+    manylinux_<x>_<y> of the glibc the built library needs (linux_<machine> elsewhere)."""
 
     def get_tag(self):
         _, _, platform = super().get_tag()
+        library = Path(self.bdist_dir or "") / "mlacheck" / "libmlacheck_capi.so"
+        if platform.startswith("linux_") and library.is_file():
+            platform = glibc_platform_tag(library, platform[len("linux_"):])
         return "py3", "none", platform
 
 

@@ -26,6 +26,16 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/mlacheck DESTINATION ${MLACHECK_I
         FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 install(FILES ${MLACHECK_PYTHON_INSTALLED_PATHS} ${MLACHECK_PYTHON_VERSION_FILE}
         DESTINATION ${MLACHECK_INSTALL_PYTHONDIR}/mlacheck)
+# Its dist-info (as pip would write): importlib.metadata finds the distribution, pytest loads the
+# plugin from the pytest11 entry point with no -p, and the console_scripts entry names the
+# `python -m mlacheck` command line (the C++ tool already is bin/mlacheck here).
+set(_dist_info "${CMAKE_CURRENT_BINARY_DIR}/mlacheck-${PROJECT_VERSION}.dist-info")
+file(WRITE "${_dist_info}/METADATA"
+     "Metadata-Version: 2.1\nName: mlacheck\nVersion: ${PROJECT_VERSION}\nRequires-Dist: numpy\n")
+file(WRITE "${_dist_info}/entry_points.txt"
+     "[console_scripts]\nmlacheck = mlacheck.cli._main:main\n\n[pytest11]\nmlacheck.pytest_plugin = mlacheck.pytest_plugin\n")
+file(WRITE "${_dist_info}/INSTALLER" "cmake\n")
+install(DIRECTORY "${_dist_info}" DESTINATION ${MLACHECK_INSTALL_PYTHONDIR})
 
 # The CMake package: mlacheck::capi and mlacheck::backend_abi, with a version file. Before 1.0 a
 # minor version may change the ABI, so only the same major.minor is compatible.

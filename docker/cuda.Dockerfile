@@ -36,7 +36,8 @@ RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF 
  && cmake --build build \
  && cmake --install build --prefix /usr/local \
  && cd / && rm -rf /opt/mlacheck \
- && mlacheck --version && mlacheck scenarios --list > /dev/null
+ && mlacheck --version && mlacheck scenarios --list > /dev/null \
+ && python3 -c 'import numpy, mlacheck'
 
 WORKDIR /
 # --require-device: a container that sees no GPU exits 2 instead of reporting SKIPPED rows.

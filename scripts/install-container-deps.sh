@@ -39,9 +39,11 @@ fi
 . /etc/os-release
 # What the libraries and the mlacheck tool need: Eigen (the oracle), rapidcheck (the property
 # sweep's generators), CLI11, fast-cpp-csv-parser.
+# NumPy: the installed Python package (mlacheck, python -m mlacheck) cannot be imported without it.
 packages=(
   ninja-build
   libeigen3-dev librapidcheck-dev libcli11-dev libfccp-dev
+  python3-numpy
 )
 case "${ID}-${VERSION_ID}" in
   ubuntu-22.04)
@@ -61,7 +63,7 @@ esac
 if [ "$with_tests" -eq 1 ]; then
   # GoogleTest, which a build with BUILD_TESTING on needs; gmock comes along (it is small), since
   # whether each release's GTest package config wants its files was not checked.
-  packages+=(libgtest-dev libgmock-dev libxml2-utils python3-numpy python3-pytest)
+  packages+=(libgtest-dev libgmock-dev libxml2-utils python3-pytest)
 fi
 
 export DEBIAN_FRONTEND=noninteractive

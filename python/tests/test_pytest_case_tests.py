@@ -4,6 +4,7 @@ helpers, asserting verdicts, and the pytest line that re-runs a failing test on 
 from __future__ import annotations
 
 import shlex
+import sys
 
 import pytest
 
@@ -179,16 +180,18 @@ def test_a_failing_test_prints_the_pytest_line_that_reruns_it_on_its_case(plugin
     result = plugin_run(*PROPERTIES_8, "-k", "sweep-3")
     result.assert_outcomes(failed=3, deselected=18)
     lines = repro_lines(result)
-    assert f'mlacheck run --case "{repro}"' in lines
-    fixture_line = "pytest -p mlacheck.pytest_plugin test_repo.py::test_fixture --mlacheck-case " + shlex.quote(repro)
-    helper_line = "pytest -p mlacheck.pytest_plugin 'test_repo.py::test_helper[sweep-3]'"
+    assert any(line.endswith(" --case " + shlex.quote(repro)) and " -m mlacheck run --backend " in line for line in lines)
+    pytest_words = shlex.join([sys.executable, "-m", "pytest", "-p", "mlacheck.pytest_plugin"])
+    test_file = str(plugin_run.pytester.path.resolve() / "test_repo.py")
+    fixture_line = f"{pytest_words} {test_file}::test_fixture --mlacheck-case " + shlex.quote(repro)
+    helper_line = f"{pytest_words} {shlex.quote(test_file + '::test_helper[sweep-3]')}"
     assert fixture_line in lines and helper_line in lines
     # A failure other than a verdict gets the line in a report section of its own.
     result.stdout.fnmatch_lines(["*mlacheck: re-run this test on its case*",
-                                 "pytest -p mlacheck.pytest_plugin 'test_repo.py::test_raises[sweep-3]'"])
+                                 f"{pytest_words} {shlex.quote(test_file + '::test_raises[sweep-3]')}"])
     # Each line runs that test on that case alone, and it fails again.
     for line in (fixture_line, helper_line):
-        again = plugin_run.pytester.runpytest_subprocess(*shlex.split(line)[1:], "-p", "no:cacheprovider")
+        again = plugin_run.pytester.runpytest_subprocess(*shlex.split(line)[3:], "-p", "no:cacheprovider")
         again.assert_outcomes(failed=1)
         again.stdout.fnmatch_lines(["*FAILED sweep-3: O: *"])
 
@@ -199,5 +202,7 @@ def test_the_rerun_line_names_the_test_file_from_where_pytest_was_started(plugin
     (tests / "test_repo.py").write_text("import backends\n" + FAILING_TESTS)
     result = plugin_run(*PROPERTIES_8, "-k", "test_fixture and sweep-3", "tests")
     result.assert_outcomes(failed=1, deselected=20)
-    assert any(line.startswith("pytest -p mlacheck.pytest_plugin tests/test_repo.py::test_fixture --mlacheck-case ")
+    test_file = str(pytester.path.resolve() / "tests" / "test_repo.py")
+    assert any(line.startswith(shlex.join([sys.executable, "-m", "pytest", "-p", "mlacheck.pytest_plugin",
+                                           f"{test_file}::test_fixture", "--mlacheck-case"]))
                for line in repro_lines(result))

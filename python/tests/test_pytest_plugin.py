@@ -3,7 +3,10 @@ pytest process): one item per backend case, markers, failures with their repro l
 
 from __future__ import annotations
 
+import os
 import shlex
+import subprocess
+import sys
 
 import pytest
 
@@ -88,16 +91,17 @@ def test_every_marker_is_registered(plugin_run):
 def test_failure_shows_the_reason_errors_and_both_repro_lines(plugin_run):
     result = plugin_run("--mlacheck-backend", "backends:off_by_one", "--mlacheck-case", BF16_MTP)
     result.assert_outcomes(failed=1)
-    rerun = (
-        "pytest -p mlacheck.pytest_plugin --mlacheck-backend backends:off_by_one --mlacheck-case "
-        + shlex.quote(mlacheck.plan(repro=BF16_MTP)[0].repro)
-        + " -m mlacheck"
-    )
+    repro = mlacheck.plan(repro=BF16_MTP)[0].repro
+    folder = str(plugin_run.pytester.path.resolve())
+    rerun = shlex.join([sys.executable, "-m", "pytest", "-p", "mlacheck.pytest_plugin", "--mlacheck-backend",
+                        "backends:off_by_one", "--mlacheck-backend-path", folder, "--mlacheck-case", repro,
+                        "mlacheck::bf16-mtp"])
+    command = shlex.join([sys.executable, "-m", "mlacheck", "run", "--backend", "backends:off_by_one", "--case", repro])
     result.stdout.fnmatch_lines(
         [
             "*FAILED bf16-mtp: O: * of 5120 elements outside abs*",
             "*O: max_abs_err=*",
-            '*repro: mlacheck run --case "mla_decode:name=bf16-mtp;heads=16;*',
+            f"*repro: {command}",
             f"*repro: {rerun}",
         ]
     )
@@ -108,12 +112,20 @@ def test_the_printed_pytest_line_reruns_the_backend_on_the_case(plugin_run):
     plan = mlacheck.plan("properties", size=8, seed=8)
     result = plugin_run("--mlacheck-backend", "backends:off_by_one", *PROPERTIES_8, "-k", "sweep-3")
     result.assert_outcomes(failed=1, deselected=7)
-    [line] = [line for line in result.outlines if "repro: pytest " in line]
+    [line] = [line for line in result.outlines if " -m pytest " in line]
     words = shlex.split(line.split("repro: ", 1)[1])
-    assert words[0] == "pytest" and words[-4:] == ["--mlacheck-case", plan[3].repro, "-m", "mlacheck"]
-    again = plugin_run.pytester.runpytest_subprocess(*words[1:], "-p", "no:cacheprovider")
-    again.assert_outcomes(failed=1, deselected=1)  # the case alone; the suite's own test is left out
-    again.stdout.fnmatch_lines(["*FAILED sweep-3: O: *"])
+    assert words[:3] == [sys.executable, "-m", "pytest"]
+    assert words[-3:] == ["--mlacheck-case", plan[3].repro, "mlacheck::sweep-3"]
+    # From another folder, with only mlacheck itself on PYTHONPATH: the line finds the backend
+    # (--mlacheck-backend-path) and runs that one case, none of the suite's own tests.
+    elsewhere = plugin_run.pytester.path.parent / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "test_other.py").write_text("def test_other():\n    pass\n")
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(mlacheck.__file__)))
+    again = subprocess.run([*words, "-p", "no:cacheprovider"], cwd=elsewhere, env=env, capture_output=True, text=True)
+    assert again.returncode == 1, again.stdout + again.stderr
+    assert "1 failed in" in again.stdout and "passed" not in again.stdout.splitlines()[-1]
+    assert "FAILED sweep-3: O: " in again.stdout
 
 
 def test_errored_rows_fail_with_the_exception(plugin_run):
@@ -190,13 +202,13 @@ def test_mlacheck_shrink_shrinks_a_failing_item_and_reports_both_repros(plugin_r
     result.assert_outcomes(failed=1)
     [line] = [line for line in result.outlines if line.startswith("shrunk (")]
     assert line.startswith("shrunk (minimal after ") and ": FAILED: O: " in line
-    [shrunk_line] = [line for line in result.outlines if line.startswith('  shrunk: mlacheck run --case "')]
-    shrunk = shrunk_line.split('--case "', 1)[1].rstrip('"')
+    [shrunk_line] = [line for line in result.outlines if line.startswith("  shrunk: ") and " -m mlacheck run " in line]
+    shrunk = shlex.split(shrunk_line)[-1]
     assert mlacheck.plan(repro=shrunk)[0].problem.batch == 1
-    [rerun] = [line for line in result.outlines if line.startswith("  shrunk: pytest ")]
+    [rerun] = [line for line in result.outlines if line.startswith("  shrunk: ") and " -m pytest " in line]
     words = shlex.split(rerun.split("shrunk: ", 1)[1])
-    assert words[-4:] == ["--mlacheck-case", shrunk, "-m", "mlacheck"]
-    again = plugin_run.pytester.runpytest_subprocess(*words[1:], "-p", "no:cacheprovider")
+    assert words[-3:-1] == ["--mlacheck-case", shrunk]
+    again = plugin_run.pytester.runpytest_subprocess(*words[3:], "-p", "no:cacheprovider")
     again.assert_outcomes(failed=1)  # the shrunk case fails on its own
     # The row keeps the original repro and adds the shrunk one.
     header, row = (report / "report.csv").read_text().splitlines()
@@ -208,3 +220,60 @@ def test_without_mlacheck_shrink_nothing_is_shrunk(plugin_run):
     result = plugin_run("--mlacheck-backend", "backends:off_by_one", "--mlacheck-case", BF16_MTP)
     result.assert_outcomes(failed=1)
     assert not [line for line in result.outlines if line.lstrip().startswith("shrunk")]
+
+
+MARKING_CONFTEST = """
+import pytest
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.name == "sweep-1":
+            item.add_marker(pytest.mark.skip(reason="kernel has no such path yet"))
+        elif item.name == "sweep-3":
+            item.add_marker(pytest.mark.xfail(reason="known rounding gap", strict=True))
+        elif item.name == "sweep-4":
+            item.add_marker(pytest.mark.slow_kernel)
+"""
+
+
+def test_markers_added_in_a_conftest_work_and_rs_names_the_case(plugin_run):
+    plugin_run.pytester.makeconftest(MARKING_CONFTEST)
+    plugin_run.pytester.makeini("[pytest]\nmarkers = slow_kernel: a custom marker\n")
+    result = plugin_run("--mlacheck-backend", "backends:off_by_one", *PROPERTIES_8, "-k", "sweep-1 or sweep-3",
+                        "-rsx")
+    result.assert_outcomes(skipped=1, xfailed=1, deselected=5)
+    result.stdout.fnmatch_lines(["SKIPPED [[]1] mlacheck::sweep-1: kernel has no such path yet",
+                                 "XFAIL mlacheck::sweep-3*known rounding gap*"])
+    assert "INTERNALERROR" not in result.stdout.str()
+    custom = plugin_run("--mlacheck-backend", "backends:decode", *PROPERTIES_8, "-m", "slow_kernel")
+    custom.assert_outcomes(passed=1, deselected=6)
+
+
+def test_a_refused_case_is_reported_at_the_case_by_rs(plugin_run):
+    result = plugin_run("--mlacheck-backend", "backends:Picky", "--mlacheck-plan", "properties",
+                        "--mlacheck-size", "12", "-rs")
+    skipped = [line for line in result.outlines if line.startswith("SKIPPED [")]
+    assert skipped and all(" mlacheck::" in line and "pytest_plugin" not in line for line in skipped)
+
+
+def test_a_node_id_argument_selects_one_case_and_no_test_file(plugin_run):
+    plugin_run.pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
+    result = plugin_run("--mlacheck-backend", "backends:decode", *PROPERTIES_8, "mlacheck::sweep-4", "--collect-only", "-q")
+    assert collected(result) == ["mlacheck::sweep-4"]
+    by_option = plugin_run("--mlacheck-backend", "backends:decode", *PROPERTIES_8, "--mlacheck-case-id", "sweep-4")
+    by_option.assert_outcomes(passed=2)  # sweep-4 and the suite's test_plain
+    unknown = plugin_run("--mlacheck-backend", "backends:decode", *PROPERTIES_8, "mlacheck::sweep-99")
+    assert unknown.ret == pytest.ExitCode.USAGE_ERROR
+    unknown.stderr.fnmatch_lines(["*no backend case of * has the id sweep-99*"])
+
+
+def test_known_bugs_option_settles_a_matching_failure(plugin_run, tmp_path):
+    from test_settle import known_bug_table
+
+    without = plugin_run("--mlacheck-backend", "backends:off_by_one", "--mlacheck-case", BF16_MTP,
+                         "--mlacheck-known-bugs", "")
+    without.assert_outcomes(failed=1)
+    result = plugin_run("--mlacheck-backend", "backends:off_by_one", "--mlacheck-case", BF16_MTP,
+                        "--mlacheck-known-bugs", known_bug_table(tmp_path), "-rs")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["SKIPPED [[]1] mlacheck::bf16-mtp: *known bug py-bug (issue 9)*"])

@@ -160,3 +160,17 @@ def test_torch_object_backend_on_a_torch_device(torch):
         [v] = run_in_process(mlacheck.plan(repro=repro), TorchObject())
         assert v.state == "PASSED", v.describe()
         assert v.device == "cpu" and v.canaries == "ok"
+
+
+def test_an_existing_report_is_refused_unless_forced_or_resumed(tmp_path):
+    plan = mlacheck.plan("properties", size=4, seed=3)
+    cases = list(plan)
+    mlacheck.run(cases[:2], numpy_backend.decode, tmp_path, progress=False)
+    with pytest.raises(FileExistsError, match="already holds a report.*force=True.*resume=True"):
+        mlacheck.run(cases, numpy_backend.decode, tmp_path, progress=False)
+    resumed = mlacheck.run(cases, numpy_backend.decode, tmp_path, resume=True, progress=False)
+    assert [v.id for v in resumed] == [c.id for c in cases[2:]]  # only the missing ones ran
+    rows = (tmp_path / "report.csv").read_text().splitlines()[1:]
+    assert sorted(row.split(",", 1)[0] for row in rows) == sorted(c.id for c in cases)
+    forced = mlacheck.run(cases[:1], numpy_backend.decode, tmp_path, force=True, progress=False)
+    assert len(forced) == 1 and len((tmp_path / "report.csv").read_text().splitlines()) == 2

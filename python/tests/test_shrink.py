@@ -4,6 +4,8 @@ clear error; an error in the callback comes back as itself."""
 
 from __future__ import annotations
 
+import shlex
+import sys
 from types import SimpleNamespace
 
 import numpy as np
@@ -66,7 +68,10 @@ def test_a_wrong_kernel_shrinks_to_one_request_that_still_fails():
     assert r.verdict.shrunk_repro == r.shrunk
     assert r.verdict.columns["shrunk_repro"] == r.shrunk
     assert r.steps and r.steps[-1].repro == r.shrunk and r.steps[0].change.startswith("drop requests")
-    assert f'shrunk: mlacheck run --case "{r.shrunk}"' in r.verdict.describe()
+    # rope_ignored is this module's function: the lines name it for `python -m mlacheck run`.
+    command = shlex.join([sys.executable, "-m", "mlacheck", "run", "--backend", "test_shrink:rope_ignored",
+                          "--case", r.shrunk])
+    assert r.shrunk_command == command and f"shrunk: {command}" in r.verdict.describe()
     text = r.describe()
     assert text.splitlines()[0].startswith("original: FAILED: O: ")
     assert r.shrunk_command in text and "step 1: drop requests" in text

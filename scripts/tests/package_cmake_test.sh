@@ -57,6 +57,13 @@ read -r py_version py_scenarios py_library <<< "$py"
 [ "$py_version" = "$version" ] || fail "the installed mlacheck.__version__ is $py_version"
 [ "$py_scenarios" -gt 0 ] || fail "the installed Python package found no scenarios"
 case "$py_library" in "$prefix/"*) ;; *) fail "the installed Python package loaded $py_library" ;; esac
+# Its dist-info: the distribution's version and entry points as pip would have written them.
+points=$(env -u MLACHECK_CAPI PYTHONPATH="$(dirname "$python_dir")" "$python" -c '
+import importlib.metadata as m
+d = m.distribution("mlacheck")
+print(d.version, *sorted(f"{e.group}={e.value}" for e in d.entry_points))')
+[ "$points" = "$version console_scripts=mlacheck.cli._main:main pytest11=mlacheck.pytest_plugin" ] ||
+  fail "the installed dist-info says: $points"
 
 # The main job on the plugin, from a folder that is neither the tree nor the prefix: every scenario row
 # and curated case, a sweep of 8 property cases, not 64 (what is tested here is the installed tool and

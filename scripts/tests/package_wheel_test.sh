@@ -32,11 +32,18 @@ start=$SECONDS
 (cd "$work/src" && "$python" -m build --wheel --no-isolation --outdir "$work/dist") > "$work/build.log" 2>&1 ||
   { tail -40 "$work/build.log"; fail "python3 -m build --wheel failed (log above)"; }
 echo "wheel built in $((SECONDS - start)) s"
-wheels=("$work"/dist/mlacheck-"$version"-py3-none-linux_*.whl)
+# Tagged with the glibc level the built library needs (scripts/glibc_needs.py), so that pip
+# refuses the wheel where the library would not load.
+wheels=("$work"/dist/mlacheck-"$version"-py3-none-manylinux_*.whl)
 if [ "${#wheels[@]}" -ne 1 ] || [ ! -f "${wheels[0]}" ]; then
-  fail "expected one mlacheck-$version-py3-none-linux_*.whl: $(ls "$work/dist")"
+  fail "expected one mlacheck-$version-py3-none-manylinux_*.whl: $(ls "$work/dist")"
 fi
 wheel=${wheels[0]}
+"$python" -m zipfile -e "$wheel" "$work/tagged"
+level=$("$python" "$work/src/scripts/glibc_needs.py" "$work/tagged/mlacheck/libmlacheck_capi.so" | sed 's/.*needs glibc //')
+case "$wheel" in *"-manylinux_${level/./_}_"*) ;; *) fail "the wheel's tag does not say glibc $level: $wheel" ;; esac
+"$python" "$work/src/scripts/glibc_needs.py" "$work/tagged/mlacheck/libmlacheck_capi.so" --max 2.35 ||
+  fail "the wheel's library needs a glibc newer than 2.35 (Ubuntu 22.04, the ROCm images' base)"
 listing=$("$python" -m zipfile -l "$wheel")
 for member in mlacheck/libmlacheck_capi.so mlacheck/data/upstream.csv mlacheck/data/known_bugs.csv \
               mlacheck/_paths.py mlacheck/_version.py mlacheck/pytest_plugin/__init__.py "mlacheck-$version.dist-info/LICENSE" \
@@ -59,6 +66,14 @@ unset PYTHONPATH MLACHECK_CAPI
 installed=$("$venv_python" -c 'import mlacheck; print(mlacheck.__version__, mlacheck.library_path())')
 [ "${installed%% *}" = "$version" ] || fail "mlacheck.__version__ is ${installed%% *}, the project's version is $version"
 case "${installed#* }" in "$work/venv/"*) ;; *) fail "the venv's mlacheck loaded ${installed#* }, not its own library" ;; esac
+
+# The command line the repro lines name: python -m mlacheck and the console script, from the venv.
+"$venv_python" -m mlacheck plan --plan properties --size 3 | grep -c . | grep -qx 3 ||
+  fail "python -m mlacheck plan did not list the 3 cases"
+[ -x "$work/venv/bin/mlacheck" ] || fail "the wheel installed no mlacheck console script"
+"$work/venv/bin/mlacheck" run --backend torch_mla_decode:TorchMlaBackend --backend-path "$PWD" --plan properties --size 4 --no-progress \
+  > "$work/cli.log" 2>&1 || { tail -20 "$work/cli.log"; fail "the mlacheck console script's run failed"; }
+grep -q "^4 cases: " "$work/cli.log" || fail "mlacheck run printed no summary of 4 cases: $(tail -3 "$work/cli.log")"
 
 example_tests="shrinks_a_failing or right_below_4gib or kept_from_step_0 or without_cuda_is_a_skipped_row"
 "$venv_python" -m pytest -p no:cacheprovider -q -rs test_torch_decode.py -k "$example_tests" > "$work/example.log" 2>&1 ||

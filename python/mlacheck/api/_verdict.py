@@ -7,6 +7,8 @@ import csv
 import ctypes
 import io
 import math
+import shlex
+import sys
 import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -91,6 +93,11 @@ class Verdict:
     error_kind: str = ""
     fail_kind: str = ""
     caught_by: str = ""
+    # `module:attribute` of the Python backend that made the row ("" when none an import can
+    # reach): the repro lines name `python -m mlacheck run --backend SPEC`.
+    backend_spec: str = field(repr=False, compare=False, default="")
+    # The backend's full traceback when it raised (the row's reason names its innermost own frame).
+    traceback: str = field(repr=False, compare=False, default="")
 
     @property
     def passed(self) -> bool:
@@ -104,8 +111,17 @@ class Verdict:
 
     @property
     def repro_command(self) -> str:
-        """The command that replays this case alone."""
-        return f'mlacheck run --case "{self.repro}"'
+        """The command that replays this case alone: `python -m mlacheck run --backend SPEC --case`
+        on the Python backend that made the row (the wheel's own command), else the C++ tool's
+        `mlacheck run --case` on its own backend."""
+        return self.command_for(self.repro)
+
+    def command_for(self, repro: str) -> str:
+        """The repro command of the case `repro` on this row's backend (repro_command's form)."""
+        if self.backend_spec:
+            words = [sys.executable, "-m", "mlacheck", "run", "--backend", self.backend_spec, "--case", repro]
+            return shlex.join(words)
+        return f'mlacheck run --case "{repro}"'
 
     def describe(self, reruns: Iterable[str] = ()) -> str:
         """One line per fact a person needs: state, reason, errors against bounds, and the repro
@@ -123,7 +139,10 @@ class Verdict:
         lines.append(f"  repro: {self.repro_command}")
         lines.extend(f"  repro: {command}" for command in reruns)
         if self.shrunk_repro and self.shrunk_repro != self.repro:
-            lines.append(f'  shrunk: mlacheck run --case "{self.shrunk_repro}"')
+            lines.append(f"  shrunk: {self.command_for(self.shrunk_repro)}")
+        if self.traceback:
+            lines.append("  backend traceback:")
+            lines.extend("    " + line for line in self.traceback.rstrip().splitlines())
         return "\n".join(lines)
 
     def assert_passed(self) -> "Verdict":

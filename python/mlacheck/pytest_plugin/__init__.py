@@ -6,7 +6,10 @@
 
 `--mlacheck-backend module:attribute` names the backend: a callable decode(inputs) -> o | (o, lse),
 an object with run(inputs, outputs), or a class of such objects (instantiated with no arguments).
-It adds one item per case the backend runs (mla_decode), named `mlacheck::<case id>` (_pytest_items).
+It adds one item per case the backend runs (mla_decode), named `mlacheck::<case id>` (_items): the
+argument `mlacheck::<case id>` (or --mlacheck-case-id ID) keeps that case's item alone, and
+collects no test file when it is the only argument. Markers a conftest adds to the items
+(pytest_collection_modifyitems) work as on any test; -rs names the case.
 The items' cases run ahead in worker processes, so a crash, exit, hang or lost GPU context costs
 one case (_scheduler; --mlacheck-isolation none runs them in this process, for debugging).
 
@@ -27,8 +30,8 @@ import pytest
 from ..api._markers import marker_definitions
 from ..api._parametrize import cases
 from ._case_tests import CASE_FIXTURE, register_if_needed
-from ._items import BackendSession, backend_items
-from ._options import add_options, selected_plan
+from ._items import BackendSession, backend_items, skip_location
+from ._options import add_options, selected_plan, take_case_node_ids
 from ._xdist import WorkerReportMerger, distributes, send_title, worker_id
 
 _STATE_KEY = pytest.StashKey[BackendSession]()
@@ -38,7 +41,9 @@ def pytest_addoption(parser):
     add_options(parser)
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
+    take_case_node_ids(config)  # `mlacheck::<case id>` arguments select cases, collect no files
     for line in marker_definitions():
         config.addinivalue_line("markers", line)
     if config.option.mlacheck_backend and config.option.mlacheck_report and distributes(config):
@@ -71,6 +76,12 @@ def pytest_collection_modifyitems(session, config, items):
         config.hook.pytest_collectreport(
             report=pytest.CollectReport("mlacheck", "passed", None, new_items))
     register_if_needed(config, items)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    skip_location(item, outcome.get_result())
 
 
 def pytest_sessionfinish(session):

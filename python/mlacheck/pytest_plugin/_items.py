@@ -7,8 +7,7 @@ import pytest
 
 from ..api._verdict_failure import VerdictFailure, assert_passed
 from ..running._backend import adapt, check
-from ..running._backend_load import load_backend as _load_backend
-from ..running._backend_load import resolve_backend
+from ..running._backend_load import BackendSpecError, load_backend, resolve_backend
 from ..api._markers import marker_names
 from ..api._plan import Plan
 from ..api._space import declared_space
@@ -20,12 +19,12 @@ from ._xdist import report_directory
 from ..api._report import Report
 
 
-def load_backend(spec: str):
-    """The object `module:attribute` names (a class instantiated with no arguments)."""
+def backend_of(config: pytest.Config):
+    """The backend --mlacheck-backend names, loaded in this process (a class instantiated)."""
     try:
-        return _load_backend(spec)
-    except ValueError as e:
-        raise pytest.UsageError(f"--mlacheck-backend {e}") from e
+        return load_backend(config.option.mlacheck_backend, config.option.mlacheck_backend_path)
+    except BackendSpecError as e:
+        raise pytest.UsageError(f"--mlacheck-backend: {e}") from e
 
 
 class BackendSession:
@@ -38,9 +37,9 @@ class BackendSession:
         self._backend = None
         if self.isolated:  # run in the worker processes; its module imported here to check the spec
             try:
-                target = resolve_backend(spec)
-            except ValueError as e:
-                raise pytest.UsageError(f"--mlacheck-backend {e}") from e
+                target = resolve_backend(spec, config.option.mlacheck_backend_path)
+            except BackendSpecError as e:
+                raise pytest.UsageError(f"--mlacheck-backend: {e}") from e
             name = str(getattr(target, "name", None) or spec)  # its declared name, as the rows carry it
         else:
             target = self.backend.backend
@@ -61,7 +60,7 @@ class BackendSession:
     def backend(self):
         """The backend, loaded in this process (isolation none, or to shrink a failing case)."""
         if self._backend is None:
-            self._backend = adapt(load_backend(self.config.option.mlacheck_backend))
+            self._backend = adapt(backend_of(self.config))
         return self._backend
 
     def verdict(self, item: "MlacheckItem"):
@@ -112,7 +111,9 @@ class MlacheckItem(pytest.Item):
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self):
-        return self.path, None, f"mlacheck case {self.name}"
+        # A line number (0: the item has no source line of its own) is what pytest's skip and
+        # xfail markers need to place a report; -rs lines name the case (skip_location).
+        return self.path, 0, f"mlacheck case {self.name}"
 
 
 class MlacheckPlanCollector(pytest.Collector):
@@ -125,13 +126,22 @@ class MlacheckPlanCollector(pytest.Collector):
 
     def collect(self):
         plan = self.state.plan
+        wanted = set(self.config.option.mlacheck_case_id)
+        found = set()
         for index, case in enumerate(plan):
-            if not case.runs_backend:
+            if not case.runs_backend or (wanted and case.id not in wanted):
                 continue
+            found.add(case.id)
             item = MlacheckItem.from_parent(self, name=case.id, case_index=index, session_state=self.state)
             for name in marker_names(case.kind, plan.kind):
                 item.add_marker(name)
             yield item
+        if wanted - found:
+            missing = ", ".join(sorted(wanted - found))
+            raise pytest.UsageError(
+                f"mlacheck: no backend case of {plan.description} has the id {missing} "
+                "(`pytest --mlacheck-backend M:A --collect-only -q` lists the ids)"
+            )
 
 
 def backend_items(session: pytest.Session) -> tuple[BackendSession, list[MlacheckItem]]:
@@ -139,3 +149,11 @@ def backend_items(session: pytest.Session) -> tuple[BackendSession, list[Mlachec
     # Item ids read "mlacheck::<case id>" (the session's own id is empty).
     collector = MlacheckPlanCollector.from_parent(session, name="mlacheck", nodeid="mlacheck", session_state=state)
     return state, list(collector.collect())
+
+
+def skip_location(item: pytest.Item, report: pytest.TestReport) -> None:
+    """A skipped mlacheck item's report placed at its node id (mlacheck::<case id>) rather than at
+    a line of the plugin's own files, so that -rs names the case."""
+    if isinstance(item, MlacheckItem) and report.skipped and isinstance(report.longrepr, tuple):
+        _, _, reason = report.longrepr
+        report.longrepr = (item.nodeid, None, reason)

@@ -8,6 +8,7 @@ import pytest
 from ..api._capi import MlacheckError
 from ..api._plan import Plan
 from ..api._plan import plan as open_plan
+from ._rerun import NODE_PREFIX
 from ._shrink_lines import add_shrink_options
 
 
@@ -24,6 +25,26 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--mlacheck-size", type=int, default=None, help="cases of the property sweep (default 64)")
     group.addoption("--mlacheck-case", metavar="REPRO", help="run the one case of this repro string instead")
     group.addoption("--mlacheck-scenarios", metavar="FILE", help="scenario table (default: mlacheck's own)")
+    group.addoption(
+        "--mlacheck-case-id",
+        metavar="ID",
+        action="append",
+        default=[],
+        help="keep only the --mlacheck-backend item of this case id (repeatable); a command-line "
+        "argument `mlacheck::ID` does the same and collects no test files",
+    )
+    group.addoption(
+        "--mlacheck-backend-path",
+        metavar="DIR",
+        help="a folder put first on sys.path before --mlacheck-backend is imported (the printed re-run "
+        "lines name it, so that they work from any folder)",
+    )
+    group.addoption(
+        "--mlacheck-known-bugs",
+        metavar="FILE",
+        help="known-bug table the verdicts are settled with (default: mlacheck's own; an empty "
+        "string: none), as `mlacheck run --known-bugs`",
+    )
     group.addoption(
         "--mlacheck-graph",
         action="store_true",
@@ -72,15 +93,27 @@ def selected_plan(config: pytest.Config) -> Plan:
         options = config.option
         try:
             if options.mlacheck_case:
-                plan = open_plan(repro=options.mlacheck_case)
+                plan = open_plan(repro=options.mlacheck_case, known_bugs=options.mlacheck_known_bugs)
             else:
                 plan = open_plan(
                     options.mlacheck_plan,
                     seed=options.mlacheck_seed,
                     size=options.mlacheck_size,
                     scenarios=options.mlacheck_scenarios,
+                    known_bugs=options.mlacheck_known_bugs,
                 )
         except (MlacheckError, ValueError) as e:
             raise pytest.UsageError(f"mlacheck plan: {e}") from e
         config.stash[_PLAN_KEY] = plan
     return plan
+
+
+def take_case_node_ids(config: pytest.Config) -> None:
+    """Moves the command line's `mlacheck::<case id>` arguments (no file or folder pytest could
+    collect) into --mlacheck-case-id, so that `pytest --mlacheck-backend M:A mlacheck::sweep-3`
+    runs that one case: with no other path argument, no test file is collected."""
+    node_args = [arg for arg in config.args if str(arg).startswith(NODE_PREFIX)]
+    if not node_args:
+        return
+    config.option.mlacheck_case_id = [*config.option.mlacheck_case_id, *(a[len(NODE_PREFIX):] for a in node_args)]
+    config.args[:] = [arg for arg in config.args if arg not in node_args]

@@ -3,22 +3,54 @@ handing what it produced to the case's outcome: shared by one-step cases and seq
 
 from __future__ import annotations
 
+import os
+import sys
 import traceback
 
 from ..api import _capi
 from ..api._case import Outcome
 from ..api._sequence import SequenceInputs
 from ..api._torch_interop import is_torch_tensor, torch_module
+from ._backend_load import spec_of
+
+# Libraries a backend calls into: a frame inside one of them is not where the backend went wrong.
+_LIBRARY_PACKAGES = ("numpy", "torch", "triton", "mlacheck")
+
+
+class SupportsContractError(TypeError):
+    """supports() returned what is neither None (supported) nor a non-empty reason string."""
+
+
+def _library_folders() -> list[str]:
+    folders = []
+    for name in _LIBRARY_PACKAGES:
+        module = sys.modules.get(name)
+        file = getattr(module, "__file__", None)
+        if file:
+            folders.append(os.path.dirname(os.path.abspath(file)) + os.sep)
+    return folders
 
 
 def describe_exception(error: BaseException) -> str:
-    """The traceback's last line, with the innermost frame's place."""
+    """The exception's line and where it was raised: the innermost frame of the backend's own code
+    (not NumPy's, torch's, Triton's or mlacheck's), and the innermost frame when that differs."""
     line = traceback.format_exception_only(type(error), error)[-1].strip()
     frames = traceback.extract_tb(error.__traceback__)
     if frames:
-        last = frames[-1]
-        line += f" (at {last.filename}:{last.lineno} in {last.name})"
+        libraries = _library_folders()
+        own = [f for f in frames
+               if not f.filename.startswith("<") and not any(os.path.abspath(f.filename).startswith(d) for d in libraries)]
+        place = own[-1] if own else frames[-1]
+        line += f" (at {place.filename}:{place.lineno} in {place.name}"
+        if place is not frames[-1]:
+            line += f"; raised in {frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name}"
+        line += ")"
     return line
+
+
+def full_traceback(error: BaseException) -> str:
+    """The whole traceback of `error`, as Python prints it (kept in Verdict.traceback)."""
+    return "".join(traceback.format_exception(type(error), error, error.__traceback__))
 
 
 def _device_description(device) -> str:
@@ -72,6 +104,7 @@ class _Adapter:
         if hook is not None and not callable(hook):
             raise TypeError(f"backend {self.name}: before_replay is {type(hook).__qualname__}, not a callable")
         self.before_replay = hook
+        self.spec = spec_of(backend)
 
     def call(self, inputs, staged):
         """One run of the backend: the callable's result, or None for an object (it wrote `staged`)."""
@@ -88,7 +121,16 @@ class _Adapter:
         if supports is None:
             return None
         reason = supports(problem)
-        return None if reason is None else str(reason)
+        if reason is None:
+            return None
+        if not isinstance(reason, str) or not reason.strip():
+            # True/False are no reasons, and an empty string says nothing: a programming error of
+            # the backend, reported on its row rather than guessed at (docs/python.md).
+            raise SupportsContractError(
+                f"backend {self.name}: supports() returned {reason!r}; it must return None when the "
+                "backend runs the problem, or a non-empty string saying why it does not"
+            )
+        return reason
 
 
 def adapt(backend) -> _Adapter:
@@ -106,6 +148,16 @@ def _split_result(result):
     return result, None
 
 
+def _dataless(tensor) -> str:
+    """"meta" or "fake" for a torch tensor that holds no data (a meta device tensor, or a
+    FakeTensor of torch.compile's tracing), else ""."""
+    if not is_torch_tensor(tensor):
+        return ""
+    if type(tensor).__name__ == "FakeTensor":
+        return "fake"
+    return "meta" if getattr(tensor, "is_meta", False) else ""
+
+
 def collect(outcome: Outcome, b: _Adapter, staged, result) -> None:
     """Hands what the backend produced to `outcome`: the staged outputs (guards and poison
     checked), or the callable's result; outputs of the wrong kind, dtype or shape make it ERRORED
@@ -117,6 +169,11 @@ def collect(outcome: Outcome, b: _Adapter, staged, result) -> None:
         except TypeError as error:
             outcome.set_errored(f"backend returned {error}")
             return
+        for name, tensor in (("O", o), ("LSE", lse)):
+            dataless = _dataless(tensor)
+            if dataless:
+                outcome.set_errored(f"backend returned a {dataless} tensor as {name}: it has no data to compare")
+                return
     if b.device_name is None:  # a callable: its device is where its O lives
         outcome.set_backend(b.name, b.version, _device_description(o.device if is_torch_tensor(o) else None), b.path)
     try:

@@ -27,8 +27,11 @@ replay of a captured step (FlashInfer's plan(), SGLang's init_forward_metadata_r
 The harness calls it before every step of every route, with that step's inputs, outside any graph
 capture; it may write metadata into buffers the step reads (capture-stable in graph mode).
 
-Every shape: supports() refusing is SKIPPED with its reason, an exception is ERRORED with the
-exception's line and where it was raised, and outputs of the wrong kind, dtype or shape are
+Every shape: supports() refusing is SKIPPED with its reason (None: supported; a non-empty string:
+the reason; anything else, True and False and "" included, is ERRORED naming the backend and what
+supports() must return), an exception of any type but KeyboardInterrupt and SystemExit is ERRORED
+with the exception's line and where the backend's own code raised it (Verdict.traceback keeps the
+whole traceback), meta or fake tensors returned are ERRORED, and outputs of the wrong kind, dtype or shape are
 ERRORED naming what was returned and what the problem needs. A cache pool the machine has no room
 for (NotEnoughMemory, raised while the backend asks for its inputs) is SKIPPED with that reason:
 the case was not checked on this machine.
@@ -36,6 +39,7 @@ the case was not checked on this machine.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 from ..api import _capi
@@ -43,7 +47,7 @@ from ..api._case import Case, Outcome
 from ..api._pool import NotEnoughMemory
 from ..api._sequence import is_sequence, sequence_of
 from ..api._verdict import Verdict
-from ._adapter import adapt, collect, describe_exception
+from ._adapter import SupportsContractError, adapt, collect, describe_exception, full_traceback
 from ._sequence_run import check_sequence
 
 
@@ -53,6 +57,12 @@ def check(case: Case, backend, *, graph: bool = False, preparation_error: str | 
     from a CUDA graph for the later steps. `preparation_error`: what preparing the case ahead
     raised (the runner's Prefetch), reported where making its inputs would have raised it."""
     b = adapt(backend)
+    raised: list[BaseException] = []  # what the backend raised, for the verdict's traceback
+    verdict = _check(case, b, graph, preparation_error, raised)
+    return dataclasses.replace(verdict, backend_spec=b.spec, traceback=full_traceback(raised[-1]) if raised else "")
+
+
+def _check(case: Case, b, graph: bool, preparation_error: str | None, raised: list[BaseException]) -> Verdict:
     if case.kind == "mla_decode" and not case.unsupported_reason and is_sequence(case):
         return check_sequence(case, b, graph=graph)
     outcome = Outcome(case)
@@ -70,7 +80,13 @@ def check(case: Case, backend, *, graph: bool = False, preparation_error: str | 
 
     try:
         reason = b.supports(case.problem)
-    except Exception as error:  # noqa: BLE001 - any failure of the backend is its verdict
+    except SupportsContractError as error:
+        outcome.set_errored(str(error))
+        return finish()
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as error:  # noqa: BLE001 - any failure of the backend is its verdict
+        raised.append(error)
         outcome.set_errored(f"supports() raised {describe_exception(error)}")
         return finish()
     if reason is not None:
@@ -106,9 +122,18 @@ def check(case: Case, backend, *, graph: bool = False, preparation_error: str | 
     except NotEnoughMemory as error:  # the case's cache pool does not fit this machine: not checked here
         outcome.set_skipped(str(error), kind="not_enough_memory")
         return finish()
-    except Exception as error:  # noqa: BLE001
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as error:  # noqa: BLE001 - any type the backend raises is its verdict
+        raised.append(error)
         outcome.set_errored(f"backend raised {describe_exception(error)}")
         return finish()
 
-    collect(outcome, b, staged, result)
+    try:
+        collect(outcome, b, staged, result)
+    except _capi.MlacheckError:
+        raise  # a harness failure, not the backend's
+    except Exception as error:  # noqa: BLE001 - outputs the harness cannot read (a tensor subclass, ...)
+        raised.append(error)
+        outcome.set_errored(f"reading the backend's outputs failed: {describe_exception(error)}")
     return finish()

@@ -1,34 +1,56 @@
-"""How a backend reaches a worker process: by a "module:attribute" spec the worker imports, or
-as a pickle of an object the worker can import by its qualified name (a module-level function or
-class, an instance of such a class). An object that cannot reach a worker is an error naming the
-two ways out (a spec, or isolation="none"), never a silent run in this process."""
+"""Loading a backend named `module:attribute` (pytest --mlacheck-backend, python -m mlacheck run
+--backend, a worker process), the spec that names a loaded backend again (the repro lines of its
+verdicts), and how a backend reaches a worker process: by a spec the worker imports, or as a
+pickle of an object the worker can import by its qualified name (a module-level function or class,
+an instance of such a class). An object that cannot reach a worker is an error naming the two ways
+out (a spec, or isolation="none"), never a silent run in this process."""
 
 from __future__ import annotations
 
 import importlib
 import pickle
+import sys
 
 
 class BackendNotPortable(TypeError):
     """The backend cannot be sent to a worker process."""
 
 
-def load_backend(spec: str):
-    """The object `module:attribute` names; a class is instantiated with no arguments. Raises
-    ValueError naming the spec and what is wrong."""
-    target = resolve_backend(spec)
+class BackendSpecError(ValueError):
+    """A `module:attribute` that names no backend: what was asked and why it cannot be had."""
+
+
+def load_backend(spec: str, path: str | None = None):
+    """The object `module:attribute` names; a class is instantiated with no arguments. `path`
+    goes first on sys.path before the import (worker processes get this process's sys.path).
+    Raises BackendSpecError naming the spec and what is wrong."""
+    target = resolve_backend(spec, path)
     return target() if isinstance(target, type) else target
 
 
-def resolve_backend(spec: str):
+def spec_of(backend) -> str:
+    """The `module:attribute` load_backend would load `backend` again from: a function's own name,
+    an object's class (instantiated with no arguments); "" when it has none an import can reach
+    (defined in __main__ or inside a function)."""
+    target = backend if callable(backend) and hasattr(backend, "__qualname__") else type(backend)
+    module = getattr(target, "__module__", None)
+    qualname = getattr(target, "__qualname__", "")
+    if not module or module == "__main__" or "<" in qualname:
+        return ""
+    return f"{module}:{qualname}"
+
+
+def resolve_backend(spec: str, path: str | None = None):
     """What `module:attribute` names, imported but not instantiated (the pytest plugin checks a
-    spec this way before its workers load it). Raises ValueError naming what is wrong."""
+    spec this way before its workers load it). Raises BackendSpecError naming what is wrong."""
+    if path and path not in sys.path:
+        sys.path.insert(0, path)
     load_backend_spec_shape(spec)
     module_name, _, attribute = spec.partition(":")
     try:
         module = importlib.import_module(module_name)
     except ImportError as e:
-        raise ValueError(
+        raise BackendSpecError(
             f"backend {spec!r}: cannot import {module_name!r}: {e}. Is its folder on sys.path "
             "(PYTHONPATH, or `python -m pytest` run from it)?"
         ) from e
@@ -37,7 +59,7 @@ def resolve_backend(spec: str):
         try:
             target = getattr(target, part)
         except AttributeError:
-            raise ValueError(f"backend {spec!r}: {module_name} has no attribute {attribute!r}") from None
+            raise BackendSpecError(f"backend {spec!r}: {module_name} has no attribute {attribute!r}") from None
     return target
 
 
@@ -71,7 +93,7 @@ def portable_backend(backend) -> tuple[str, object]:
 def load_backend_spec_shape(spec: str) -> None:
     module_name, sep, attribute = spec.partition(":")
     if not sep or not module_name or not attribute:
-        raise ValueError(f"backend {spec!r}: expected MODULE:ATTRIBUTE, e.g. mykernels.mla:decode")
+        raise BackendSpecError(f"backend {spec!r}: expected MODULE:ATTRIBUTE, e.g. mykernels.mla:decode")
 
 
 def rebuild_backend(kind: str, payload):

@@ -8,7 +8,9 @@ backend on each candidate, and keeps the first that fails the same way.
 
 from __future__ import annotations
 
+
 import ctypes
+import dataclasses
 from dataclasses import dataclass
 
 from ..api import _capi
@@ -52,7 +54,7 @@ class ShrinkResult:
 
     @property
     def shrunk_command(self) -> str:
-        return f'mlacheck run --case "{self.shrunk}"'
+        return self.verdict.command_for(self.shrunk)
 
     def describe(self) -> str:
         head = self.verdict
@@ -146,6 +148,7 @@ def shrink(case, backend, *, max_steps: int = 200, max_seconds: float = 600.0) -
         steps=tuple(steps),
         candidates_run=run.value,
         seconds=seconds.value,
-        verdict=verdicts[0],
-        shrunk_verdict=verdicts[1],
+        # Rows of this Python backend: their repro lines name it (python -m mlacheck run --backend).
+        verdict=dataclasses.replace(verdicts[0], backend_spec=adapter.spec),
+        shrunk_verdict=dataclasses.replace(verdicts[1], backend_spec=adapter.spec),
     )

@@ -8,7 +8,7 @@ the parent. Messages (pickled tuples):
                        [(plan key, case index), ...], graph, lookahead, faulthandler_path)
     worker -> parent: ("ready", name, version, device)   the backend is loaded
                       ("start", position)                 the case at `position` of the job begins
-                      ("row", position, header, record, step records)
+                      ("row", position, header, record, step records, {backend_spec, traceback})
                                                           its row (and a sequence's step rows)
                       ("device_lost", position, error)    a sticky GPU error after the case: the
                                                           worker exits; a fresh one takes the rest
@@ -89,7 +89,10 @@ def _run(connection: Connection, job: tuple) -> bool:
             connection.send(("device_lost", position, error))
             return False
         steps = [step.csv_record for step in verdict.steps]  # a decode sequence's steps, each a row
-        connection.send(("row", position, verdict.csv_header, verdict.csv_record, steps))
+        # What report.csv does not hold travels beside the row: the spec the repro lines name and
+        # the backend's whole traceback.
+        extras = {"backend_spec": verdict.backend_spec, "traceback": verdict.traceback}
+        connection.send(("row", position, verdict.csv_header, verdict.csv_record, steps, extras))
         case.release()
     connection.send(("done",))
     return True

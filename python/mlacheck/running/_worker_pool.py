@@ -229,8 +229,8 @@ class WorkerPool:
             w.deadline = time.monotonic() + limits[w.current]
         elif tag == "row":
             position = w.job[message[1]]
-            header, record, steps = message[2:5]
-            verdict = verdict_from_csv(header, record)
+            header, record, steps, extras = message[2:6]
+            verdict = dataclasses.replace(verdict_from_csv(header, record), **extras)
             if steps:
                 verdict = dataclasses.replace(verdict, steps=tuple(verdict_from_csv(header, step) for step in steps))
             self._finish(w, position, verdict, on_row)
