@@ -3,6 +3,7 @@ pytest process): one item per backend case, markers, failures with their repro l
 
 from __future__ import annotations
 
+import csv
 import os
 import shlex
 import subprocess
@@ -277,3 +278,20 @@ def test_known_bugs_option_settles_a_matching_failure(plugin_run, tmp_path):
                         "--mlacheck-known-bugs", known_bug_table(tmp_path), "-rs")
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(["SKIPPED [[]1] mlacheck::bf16-mtp: *known bug py-bug (issue 9)*"])
+
+
+def test_a_case_skipped_by_a_conftest_marker_never_reaches_the_workers(plugin_run, tmp_path):
+    # The scheduler starts every selected item's case ahead in the worker processes: an item a
+    # conftest marks skip (or xfail(run=False)) must not have its case run there, only reported.
+    plugin_run.pytester.makeconftest(MARKING_CONFTEST + """
+        elif item.name == "sweep-2":
+            item.add_marker(pytest.mark.xfail(reason="not even tried", run=False))
+""")
+    plugin_run.pytester.makeini("[pytest]\nmarkers = slow_kernel: a custom marker\n")
+    report = tmp_path / "report"
+    result = plugin_run("--mlacheck-backend", "backends:decode", *PROPERTIES_8, "-k", "sweep-1 or sweep-2 or sweep-4",
+                        "--mlacheck-report", str(report))
+    result.assert_outcomes(skipped=1, xfailed=1, passed=1, deselected=4)
+    with open(report / "report.csv", newline="") as f:
+        ran = sorted(row["id"] for row in csv.DictReader(f))
+    assert ran == ["sweep-4"]
