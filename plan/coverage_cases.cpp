@@ -18,6 +18,12 @@ std::vector<int> domains_of(const FactorTable& table) {
   return d;
 }
 
+std::vector<int> strength_caps_of(const FactorTable& table) {
+  std::vector<int> caps;
+  for (const Factor& f : table.factors) caps.push_back(f.max_strength);
+  return caps;
+}
+
 const std::string& value_of(const FactorTable& table, const std::vector<int>& row, std::string_view factor) {
   for (std::size_t f = 0; f < kFactorNames.size(); ++f) {
     if (kFactorNames[f] == factor) return table.factors[f].values[static_cast<std::size_t>(row[f])].value;
@@ -91,7 +97,7 @@ MlaDecodeProblem cover_case(const FactorTable& table, const std::vector<int>& ro
 }
 
 std::vector<MlaDecodeProblem> covering_array_cases(const FactorTable& table, int strength, std::uint64_t seed) {
-  const CoveringArray array = build_covering_array(domains_of(table), strength, allowed_by(table));
+  const CoveringArray array = build_covering_array(domains_of(table), strength, allowed_by(table), strength_caps_of(table));
   std::vector<MlaDecodeProblem> out;
   for (std::size_t i = 0; i < array.rows.size(); ++i) out.push_back(cover_case(table, array.rows[i], static_cast<int>(i), seed));
   return out;
@@ -103,7 +109,7 @@ CoverageReport measure_coverage(const FactorTable& table, int strength,
   for (const auto& c : cases) rows.push_back(classify(table, c.second));
   CoverageReport report;
   report.cases = static_cast<int>(cases.size());
-  for (Combination& c : required_combinations(domains_of(table), strength, allowed_by(table))) {
+  for (Combination& c : required_combinations(domains_of(table), strength, allowed_by(table), strength_caps_of(table))) {
     const int r = first_row_covering(c, rows);
     if (r < 0) {
       report.uncovered.push_back(std::move(c));

@@ -146,14 +146,34 @@ void drop_redundant_rows(std::vector<std::vector<int>>& rows, const std::vector<
 
 }  // namespace
 
-std::vector<Combination> required_combinations(const std::vector<int>& domains, int strength, const RowAllowed& allowed) {
+std::vector<Combination> required_combinations(const std::vector<int>& domains, int strength, const RowAllowed& allowed,
+                                               const std::vector<int>& max_strength) {
   const int n = static_cast<int>(domains.size());
   if (strength < 1 || strength > n) {
     throw std::invalid_argument("covering array strength " + std::to_string(strength) + " must be in [1, " +
                                 std::to_string(n) + "] (the number of factors)");
   }
+  if (!max_strength.empty() && max_strength.size() != domains.size()) {
+    throw std::invalid_argument("covering array: " + std::to_string(max_strength.size()) + " strength caps for " +
+                                std::to_string(n) + " factors");
+  }
+  // The size a set of factors is required at: the array's strength, or less for a capped member.
+  const auto required_size = [&](const std::vector<int>& fs) {
+    int size = strength;
+    for (int f : fs) {
+      const int cap = max_strength.empty() ? 0 : max_strength[static_cast<std::size_t>(f)];
+      if (cap > 0) size = std::min(size, cap);
+    }
+    return size;
+  };
+  std::vector<std::vector<int>> subsets;
+  for (int k = 1; k <= strength; ++k) {
+    for (std::vector<int>& fs : factor_subsets(n, k)) {
+      if (required_size(fs) == k) subsets.push_back(std::move(fs));
+    }
+  }
   std::vector<Combination> out;
-  for (const std::vector<int>& fs : factor_subsets(n, strength)) {
+  for (const std::vector<int>& fs : subsets) {
     std::vector<int> values(fs.size(), 0);
     while (true) {
       std::vector<int> row(domains.size(), -1);
@@ -167,8 +187,9 @@ std::vector<Combination> required_combinations(const std::vector<int>& domains, 
   return out;
 }
 
-CoveringArray build_covering_array(const std::vector<int>& domains, int strength, const RowAllowed& allowed) {
-  const std::vector<Combination> required = required_combinations(domains, strength, allowed);
+CoveringArray build_covering_array(const std::vector<int>& domains, int strength, const RowAllowed& allowed,
+                                   const std::vector<int>& max_strength) {
+  const std::vector<Combination> required = required_combinations(domains, strength, allowed, max_strength);
   Uncovered open(domains, required);
   CoveringArray out;
   std::size_t seed = 0;  // required combinations before this one are covered or unreachable

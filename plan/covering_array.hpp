@@ -26,14 +26,20 @@ using RowAllowed = std::function<bool(const std::vector<int>&)>;
 
 // Every combination of `strength` factors' values that `allowed` accepts as a partial row, in
 // lexicographic order of factors then values. strength must be in [1, domains.size()].
-std::vector<Combination> required_combinations(const std::vector<int>& domains, int strength, const RowAllowed& allowed);
+// `max_strength[f]` (> 0) caps the combinations factor f joins: a set of factors is required at
+// the size min(strength, the smallest cap among them), so a factor capped at 2 has every value
+// paired with every value of each other factor, and joins no triple (an expensive factor, such as
+// a pool past 4 GiB that a host backend stages whole, kept to pairs). Empty or 0: no cap.
+std::vector<Combination> required_combinations(const std::vector<int>& domains, int strength, const RowAllowed& allowed,
+                                               const std::vector<int>& max_strength = {});
 
 struct CoveringArray {
   std::vector<std::vector<int>> rows;
   std::vector<Combination> unreachable;  // required, but no allowed full row holds it
 };
 
-CoveringArray build_covering_array(const std::vector<int>& domains, int strength, const RowAllowed& allowed);
+CoveringArray build_covering_array(const std::vector<int>& domains, int strength, const RowAllowed& allowed,
+                                   const std::vector<int>& max_strength = {});
 
 // The required combinations none of `rows` holds (a row value -1 holds nothing).
 std::vector<Combination> uncovered_combinations(const std::vector<Combination>& required,

@@ -14,7 +14,7 @@ using scenarios::CellError;
 using scenarios::CellReader;
 using scenarios::CsvTable;
 
-constexpr std::array<std::string_view, 5> kFactorColumns = {"factor", "value", "model", "tp", "source"};
+constexpr std::array<std::string_view, 6> kFactorColumns = {"factor", "value", "model", "tp", "source", "max_strength"};
 constexpr std::array<std::string_view, 2> kImpossibleColumns = {"when", "reason"};
 
 int factor_index(std::string_view name) {
@@ -140,6 +140,15 @@ FactorTable load_factor_table(const std::string& factors_file, const std::string
       row.fail("tp", "only heads rows name a TP degree");
     }
     Factor& factor = table.factors[static_cast<std::size_t>(f)];
+    if (!row.empty("max_strength")) {
+      const int cap = static_cast<int>(row.parse("max_strength", [](std::string_view t) {
+        return scenarios::parse_int_cell(t, 1, static_cast<int>(kFactorNames.size()));
+      }));
+      if (factor.max_strength > 0 && factor.max_strength != cap) {
+        row.fail("max_strength", "differs from an earlier row of " + factor.name + " (" + std::to_string(factor.max_strength) + ")");
+      }
+      factor.max_strength = cap;
+    }
     const std::string model(row.text("model"));
     const std::string provenance = (model.empty() || model == "-" ? std::string() : model + (f == 0 ? " TP" + std::to_string(tp) : "") + ": ") +
                                    std::string(row.text("source"));

@@ -36,6 +36,9 @@ struct FactorValue {
 struct Factor {
   std::string name;
   std::vector<FactorValue> values;  // in table order, each once
+  // The largest combination of factors this one joins in the covering array (the table's
+  // max_strength column; 0: any). plan/covering_array.hpp says how a cap shapes the array.
+  int max_strength = 0;
 };
 
 // One term of an impossible combination: factor == value (or != with negated).

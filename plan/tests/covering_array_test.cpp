@@ -3,6 +3,7 @@
 // cover-N cases hold their rows.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -117,7 +118,7 @@ TEST(ProductionFactors, BadTablesNameFileLineAndColumn) {
   {
     std::ifstream in(good.factors);
     std::ofstream out(factors);
-    out << in.rdbuf() << "heads,12,Kimi-K3,zero,bad tp\n";
+    out << in.rdbuf() << "heads,12,Kimi-K3,zero,bad tp,\n";
   }
   try {
     load_factor_table(factors, impossible);
@@ -129,7 +130,7 @@ TEST(ProductionFactors, BadTablesNameFileLineAndColumn) {
   }
   {
     std::ofstream out(factors);
-    out << "factor,value,model,tp,source\nq_len,3-5,-,,made up\n";
+    out << "factor,value,model,tp,source,max_strength\nq_len,3-5,-,,made up,\n";
   }
   EXPECT_THROW(load_factor_table(factors, impossible), scenarios::TableError);
   std::filesystem::copy_file(good.factors, factors, std::filesystem::copy_options::overwrite_existing);
@@ -145,6 +146,29 @@ TEST(ProductionFactors, BadTablesNameFileLineAndColumn) {
     EXPECT_EQ(e.line(), 2);
   }
   std::filesystem::remove_all(dir);
+}
+
+TEST(CoveringArray, AFactorCappedAtTwoJoinsPairsOnly) {
+  const RowAllowed all = [](const std::vector<int>&) { return true; };
+  const std::vector<int> caps = {0, 0, 0, 2};
+  const std::vector<Combination> required = required_combinations({2, 2, 2, 2}, 3, all, caps);
+  // The uncapped triple {0, 1, 2}: 8 combinations; factor 3 with each other factor: 3 x 4 pairs.
+  EXPECT_EQ(required.size(), 8u + 12u);
+  for (const Combination& c : required) {
+    const bool capped = std::find(c.factors.begin(), c.factors.end(), 3) != c.factors.end();
+    EXPECT_EQ(c.factors.size(), capped ? 2u : 3u);
+  }
+  const CoveringArray a = build_covering_array({2, 2, 2, 2}, 3, all, caps);
+  EXPECT_TRUE(uncovered_combinations(required, a.rows).empty());
+  EXPECT_THROW(required_combinations({2, 2}, 2, all, {2}), std::invalid_argument);
+}
+
+TEST(ProductionFactors, PoolsPastFourGibJoinPairsOnly) {
+  const FactorTableFiles files = production_factor_tables("");
+  const FactorTable t = load_factor_table(files.factors, files.impossible);
+  for (std::size_t f = 0; f < kFactorNames.size(); ++f) {
+    EXPECT_EQ(t.factors[f].max_strength, kFactorNames[f] == "past_4gib" ? 2 : 0) << kFactorNames[f];
+  }
 }
 
 }  // namespace
