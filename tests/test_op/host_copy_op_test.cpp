@@ -66,6 +66,8 @@ TEST(HostCopyOp, ParsesAndPrintsThroughTheDriver) {
   // The shipped registry does not know the test op.
   EXPECT_EQ(op_of_repro(repro), "");
   EXPECT_THROW(parse_case(repro), std::invalid_argument);
+  EXPECT_THROW(op_abi_case_kind("host_copy"), std::invalid_argument);
+  EXPECT_EQ(op_abi_case_kind("kv_gather"), KvGatherOp::abi_case_kind);
 }
 
 TEST(HostCopyOp, ACorrectCopyPassesAndAPlantedBugFails) {
