@@ -41,7 +41,7 @@ mlacheck_status mlacheck_case_open(const mlacheck_plan* plan, int64_t index, mla
     // The canonical form, whatever form the plan was given (a user's --case string may omit keys).
     if (c->kind == MLACHECK_CASE_KV_GATHER) {
       c->unsupported_reason = mlacheck::api::kKvGatherUnsupported;
-      c->run_case.repro = mlacheck::to_repro(mlacheck::parse_kv_gather(c->run_case.repro));
+      c->run_case.repro = mlacheck::to_repro(mlacheck::parse_case(c->run_case.repro));
     } else {
       mlacheck::PreparedMlaCase& prepared = c->prepared;
       prepared.problem = mlacheck::parse_mla_decode(c->run_case.repro);

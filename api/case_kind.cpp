@@ -5,10 +5,14 @@
 
 namespace mlacheck::api {
 
+// The registry's ops state their kinds as plain numbers (harness/ is below the C API); these
+// tie the numbers to the published enum.
+static_assert(MlaDecodeOp::abi_case_kind == MLACHECK_CASE_MLA_DECODE);
+static_assert(KvGatherOp::abi_case_kind == MLACHECK_CASE_KV_GATHER);
+
 mlacheck_case_kind case_kind(const RunCase& c) {
   if (c.kind == RunCase::Kind::oracle_self_check) return MLACHECK_CASE_ORACLE_SELF_CHECK;
-  if (op_of_repro(c.repro) == KvGatherOp::name) return MLACHECK_CASE_KV_GATHER;
-  return MLACHECK_CASE_MLA_DECODE;
+  return static_cast<mlacheck_case_kind>(op_abi_case_kind(op_of_repro(c.repro)));
 }
 
 bool ensure_oracle(mlacheck_case* c, int oracle_threads) {

@@ -1,5 +1,6 @@
 #pragma once
 // The generic driver for one kv_gather case: fill -> host twin -> backend -> bitwise compare.
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,12 @@ struct KvGatherOp {
   static CaseFacets facets(const Problem& p);
   static const std::vector<std::string>& coverage_buckets();
   static constexpr bool has_queries = false;
+  // report.csv's column groups of its tensors (reports/report_columns.hpp).
+  static constexpr std::array<std::string_view, 2> report_groups = {"K", "V"};
+  // Its case kind in the harness C API (include/mlacheck/harness_api.h: MLACHECK_CASE_KV_GATHER,
+  // mlacheck's own kernels, which a caller's backend does not run); api/case_kind.cpp checks the
+  // value against the enum.
+  static constexpr int abi_case_kind = 1;
 };
 
 }  // namespace mlacheck

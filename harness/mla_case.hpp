@@ -3,6 +3,7 @@
 // Written once; the CLI, the scenarios and the property tests all go through it. A decode
 // sequence (steps > 1) is one case too: its steps run in one backend session
 // (harness/mla_sequence_case.hpp).
+#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -76,6 +77,11 @@ struct MlaDecodeOp {
   static CaseFacets facets(const Problem& p);
   static const std::vector<std::string>& coverage_buckets();
   static constexpr bool has_queries = true;  // query heads and rows: a known bug may name rank_heads, q_len
+  // report.csv's column groups of its tensors (reports/report_columns.hpp).
+  static constexpr std::array<std::string_view, 2> report_groups = {"O", "LSE"};
+  // Its case kind in the harness C API (include/mlacheck/harness_api.h: MLACHECK_CASE_MLA_DECODE,
+  // a case the caller's backend runs); api/case_kind.cpp checks the value against the enum.
+  static constexpr int abi_case_kind = 0;
 };
 
 }  // namespace mlacheck

@@ -8,8 +8,11 @@
 //             stays unchanged (the sensitivity matrix finishes one prepared case several times);
 //   work      the reference's and kernels' work in scalar steps, for the watchdog's limit;
 //   facets    what reports group cases by and known bugs match by (harness/case_facets.hpp),
-//             with the op's coverage_buckets and has_queries (whether it has query heads and rows).
-// The generic driver below runs any registered op; nothing else in the tree switches on the op.
+//             with the op's coverage_buckets and has_queries (whether it has query heads and rows);
+//   report_groups  report.csv's column groups, one per tensor the op compares ("O", "LSE");
+//   abi_case_kind  its mlacheck_case_kind in the harness C API.
+// The generic driver below runs any registered op; it is `OpRegistry<Ops>`
+// (harness/op_registry_driver.hpp), a template a test instantiates with an op list of its own.
 // Adding an op: its files, its struct of hooks, and one entry in `Ops` below.
 #include <string>
 #include <string_view>
@@ -21,26 +24,19 @@
 #include "harness/case_result.hpp"
 #include "harness/gather_case.hpp"
 #include "harness/mla_case.hpp"
+#include "harness/op_registry_driver.hpp"
 
 namespace mlacheck {
 
 // The registry: every op, in the order their descriptors appear in CaseProblem.
 using Ops = std::tuple<MlaDecodeOp, KvGatherOp>;
 
-namespace detail {
-template <class Tuple>
-struct OpVariants;
-template <class... Op>
-struct OpVariants<std::tuple<Op...>> {
-  using Problem = std::variant<typename Op::Problem...>;
-  using Prepared = std::variant<typename Op::Prepared...>;
-};
-}  // namespace detail
+using ShippedOps = OpRegistry<Ops>;
 
 // One case of any op: its descriptor (a scenario's, a plan's, a generator's draw).
-using CaseProblem = detail::OpVariants<Ops>::Problem;
+using CaseProblem = ShippedOps::Problem;
 // One case of any op with its host half done.
-using PreparedCase = detail::OpVariants<Ops>::Prepared;
+using PreparedCase = ShippedOps::Prepared;
 
 // The op's name ("mla_decode", "kv_gather").
 std::string_view op_name(const CaseProblem& c);
@@ -63,6 +59,9 @@ CaseFacets case_facets(const CaseProblem& c);
 std::vector<std::string> op_coverage_buckets();
 // Whether the named op has query heads and rows; throws std::invalid_argument for no registered op.
 bool op_has_queries(std::string_view op);
+// The named op's case kind in the harness C API (its `abi_case_kind`); throws
+// std::invalid_argument for no registered op.
+int op_abi_case_kind(std::string_view op);
 
 // The generic driver. `backend` may be null: the case is then SKIPPED with `unavailable_reason`.
 // Never throws for a device-side failure (an ERRORED row names it). oracle_threads: the threads

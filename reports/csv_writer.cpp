@@ -50,15 +50,8 @@ void append_added_tensor_metrics(std::string& line, const ComparedTensor* t) {
   append_field(line, t == nullptr ? "" : t->worst_element);
 }
 
-}  // namespace
-
-std::string csv_header() {
-  std::string header;
-  for (const std::string& name : report_columns()) append_field(header, name);
-  return header + '\n';
-}
-
-std::string csv_record(const CaseResult& row) {
+// The record's fields over the slots of its tensor groups, in column order.
+std::string record_over(const CaseResult& row, std::span<const ComparedTensor* const> tensors) {
   std::string line;
   // -1 (no GPU ran the case) is "does not apply": an empty cell.
   const std::string device_index = row.device_index < 0 ? "" : std::to_string(row.device_index);
@@ -69,7 +62,6 @@ std::string csv_record(const CaseResult& row) {
         to_string(row.state), std::string_view(row.reason)}) {
     append_field(line, field);
   }
-  const auto tensors = tensors_by_group(row);
   for (const ComparedTensor* t : tensors) append_tensor(line, t);
   append_field(line, row.canaries);
   append_field(line, std::to_string(row.num_splits));
@@ -86,6 +78,28 @@ std::string csv_record(const CaseResult& row) {
   return line;
 }
 
+}  // namespace
+
+std::string csv_header() {
+  std::string header;
+  for (const std::string& name : report_columns()) append_field(header, name);
+  return header + '\n';
+}
+
+std::string csv_header(std::span<const std::string_view> groups) {
+  std::string header;
+  for (const std::string& name : report_columns_for(groups)) append_field(header, name);
+  return header + '\n';
+}
+
+std::string csv_record(const CaseResult& row) { return record_over(row, tensors_by_group(row)); }
+
+std::string csv_record(const CaseResult& row, std::span<const std::string_view> groups) {
+  std::vector<const ComparedTensor*> tensors(groups.size());
+  tensors_by_group(row, groups, tensors);
+  return record_over(row, tensors);
+}
+
 CsvReportWriter::CsvReportWriter(std::string path, Mode mode)
     : path_(std::move(path)), file_(std::fopen(path_.c_str(), mode == Mode::create ? "wb" : "ab")) {
   if (!file_) {
@@ -96,7 +110,15 @@ CsvReportWriter::CsvReportWriter(std::string path, Mode mode)
   write(csv_header());
 }
 
-void CsvReportWriter::append(const CaseResult& row) { write(csv_record(row)); }
+CsvReportWriter::CsvReportWriter(std::string path, std::vector<std::string_view> groups)
+    : path_(std::move(path)), groups_(std::move(groups)), file_(std::fopen(path_.c_str(), "wb")) {
+  if (!file_) throw ReportError("cannot create " + path_ + ": " + std::strerror(errno));
+  write(csv_header(groups_));
+}
+
+void CsvReportWriter::append(const CaseResult& row) {
+  write(groups_.empty() ? csv_record(row) : csv_record(row, groups_));
+}
 
 void CsvReportWriter::write(const std::string& text) {
   if (std::fwrite(text.data(), 1, text.size(), file_.get()) != text.size() || std::fflush(file_.get()) != 0) {

@@ -10,17 +10,9 @@ namespace mlacheck {
 namespace {
 
 std::array<std::string, kReportColumnCount> build_columns() {
+  std::vector<std::string> names = report_columns_for(kTensorGroups);
   std::array<std::string, kReportColumnCount> out;
-  std::size_t i = 0;
-  for (std::string_view c : kLeadingColumns) out[i++] = std::string(c);
-  for (std::string_view g : kTensorGroups) {
-    for (std::string_view m : kTensorMetrics) out[i++] = column_prefix(g) + std::string(m);
-  }
-  for (std::string_view c : kTrailingColumns) out[i++] = std::string(c);
-  for (std::string_view g : kTensorGroups) {
-    for (std::string_view m : kAddedTensorMetrics) out[i++] = column_prefix(g) + std::string(m);
-  }
-  for (std::string_view c : kAddedFinalColumns) out[i++] = std::string(c);
+  std::move(names.begin(), names.end(), out.begin());
   return out;
 }
 
@@ -34,6 +26,20 @@ bool shows_worse(const ComparedTensor& a, const ComparedTensor& b) {
 }
 
 }  // namespace
+
+std::vector<std::string> report_columns_for(std::span<const std::string_view> groups) {
+  std::vector<std::string> out;
+  for (std::string_view c : kLeadingColumns) out.emplace_back(c);
+  for (std::string_view g : groups) {
+    for (std::string_view m : kTensorMetrics) out.push_back(column_prefix(g) + std::string(m));
+  }
+  for (std::string_view c : kTrailingColumns) out.emplace_back(c);
+  for (std::string_view g : groups) {
+    for (std::string_view m : kAddedTensorMetrics) out.push_back(column_prefix(g) + std::string(m));
+  }
+  for (std::string_view c : kAddedFinalColumns) out.emplace_back(c);
+  return out;
+}
 
 const std::array<std::string, kReportColumnCount>& report_columns() {
   static const std::array<std::string, kReportColumnCount> columns = build_columns();
@@ -57,16 +63,24 @@ bool column_added_later(std::string_view column) {
   return false;
 }
 
-std::array<const ComparedTensor*, kTensorGroups.size()> tensors_by_group(const CaseResult& row) {
-  std::array<const ComparedTensor*, kTensorGroups.size()> out{};
+void tensors_by_group(const CaseResult& row, std::span<const std::string_view> groups,
+                      std::span<const ComparedTensor*> out) {
+  std::fill(out.begin(), out.end(), nullptr);
   for (const ComparedTensor& t : row.tensors) {
-    const auto group = std::find(kTensorGroups.begin(), kTensorGroups.end(), base_name(t.name));
-    if (group == kTensorGroups.end()) {
-      throw ReportError("case '" + row.id + "': tensor '" + t.name + "' has no report columns (O, LSE, K or V)");
+    const auto group = std::find(groups.begin(), groups.end(), base_name(t.name));
+    if (group == groups.end()) {
+      std::string names;
+      for (std::string_view g : groups) names += (names.empty() ? "" : ", ") + std::string(g);
+      throw ReportError("case '" + row.id + "': tensor '" + t.name + "' has no report columns (" + names + ")");
     }
-    const ComparedTensor*& slot = out[static_cast<std::size_t>(group - kTensorGroups.begin())];
+    const ComparedTensor*& slot = out[static_cast<std::size_t>(group - groups.begin())];
     if (slot == nullptr || shows_worse(t, *slot)) slot = &t;
   }
+}
+
+std::array<const ComparedTensor*, kTensorGroups.size()> tensors_by_group(const CaseResult& row) {
+  std::array<const ComparedTensor*, kTensorGroups.size()> out{};
+  tensors_by_group(row, kTensorGroups, out);
   return out;
 }
 

@@ -8,7 +8,10 @@
 #include <string_view>
 #include <vector>
 
+#include <span>
+
 #include "harness/case_result.hpp"
+#include "harness/op_registry.hpp"
 
 namespace mlacheck {
 
@@ -16,14 +19,15 @@ inline constexpr std::array<std::string_view, 12> kLeadingColumns = {
     "id",     "op",           "repro",             "backend", "backend_version", "device",
     "device_index", "device_pci_bus_id", "path", "faults",          "state",  "reason"};
 
-// One group of columns per tensor name. mla_decode rows fill O and LSE, kv_gather rows K and V;
-// a column always means one tensor, so a plot of o_rms_rel_err never mixes outputs of two ops.
 // Columns added after the format was first published. A report without them (written by an
 // older mlacheck) still reads: they are empty, "does not apply", in every row.
 inline constexpr std::array<std::string_view, 3> kAddedColumns = {"backend_version", "device_index",
                                                                   "device_pci_bus_id"};
 
-inline constexpr std::array<std::string_view, 4> kTensorGroups = {"O", "LSE", "K", "V"};
+// One group of columns per tensor name, each op's `report_groups` in registry order (mla_decode
+// rows fill O and LSE, kv_gather rows K and V): a column always means one tensor, so a plot of
+// o_rms_rel_err never mixes outputs of two ops.
+inline constexpr auto kTensorGroups = ShippedOps::report_groups;
 inline constexpr std::array<std::string_view, 12> kTensorMetrics = {
     "max_abs_err", "max_rel_err", "rms_rel_err", "cosine", "mismatches", "nonfinite",
     "unwritten",   "total",       "tol_abs",     "tol_rel", "tol_rms",   "tol_rule"};
@@ -56,6 +60,10 @@ inline constexpr std::size_t kReportColumnCount = kLeadingColumns.size() +
 // "caught_by".
 const std::array<std::string, kReportColumnCount>& report_columns();
 
+// The column names of a report whose tensor groups are `groups`, in file order; report_columns()
+// is this for kTensorGroups. (A test op's report has its own groups: tests/test_op.)
+std::vector<std::string> report_columns_for(std::span<const std::string_view> groups);
+
 // "o_", "lse_", "k_", "v_".
 std::string column_prefix(std::string_view group);
 
@@ -69,5 +77,8 @@ bool column_added_later(std::string_view column);
 // that breaks its tolerance, else the one with the larger rms_rel_err: a report row never looks
 // better than the check was. Throws ReportError for a tensor of no group.
 std::array<const ComparedTensor*, kTensorGroups.size()> tensors_by_group(const CaseResult& row);
+// The same over `groups`, into `out` (one slot per group).
+void tensors_by_group(const CaseResult& row, std::span<const std::string_view> groups,
+                      std::span<const ComparedTensor*> out);
 
 }  // namespace mlacheck

@@ -168,10 +168,15 @@ static void check_refusals(void) {
   mlacheck_cache_blocks cache;
   ready_by_block(&in, &cache);
   mlacheck_case* gather = open_one("kv_gather:kv=12,5;bs=4");
+  int32_t kind = -1; /* the kind the registry states for each op */
+  OK(mlacheck_case_kind_of(gather, &kind));
+  CHECK(kind == MLACHECK_CASE_KV_GATHER);
   CHECK(mlacheck_case_inputs_by_block(gather, &in, &cache) == MLACHECK_ERROR_WRONG_CASE);
   CHECK(strstr(mlacheck_last_error(), "mlacheck_case_inputs_by_block: ") == mlacheck_last_error());
   mlacheck_case_free(gather);
   mlacheck_case* sequence = open_one("mla_decode:kv=9,4;q=1,1;steps=3;join=0,1;heads=16;lv=32;rope=16;bs=4");
+  OK(mlacheck_case_kind_of(sequence, &kind));
+  CHECK(kind == MLACHECK_CASE_MLA_DECODE);
   CHECK(mlacheck_case_inputs_by_block(sequence, &in, &cache) == MLACHECK_ERROR_INVALID_ARGUMENT);
   CHECK(strstr(mlacheck_last_error(), "decode sequence of 3 steps") != NULL);
   mlacheck_case_free(sequence);

@@ -124,6 +124,20 @@ TEST(CsvReport, HeaderIsTheDocumentedColumnList) {
   EXPECT_NE(header.find(",v_nan_written,v_worst_element,"), std::string::npos);
   EXPECT_NE(header.find(",v_worst_element,shrunk_repro,skip_reason,error_kind,fail_kind,caught_by\n"), std::string::npos);
   EXPECT_EQ(kReportColumnCount, 78u);
+  // The whole header, word for word: the ops' column groups come from the registry
+  // (harness/op_registry.hpp), and the shipped ones must keep the published format.
+  EXPECT_EQ(header,
+      "id,op,repro,backend,backend_version,device,device_index,device_pci_bus_id,path,faults,state,"
+      "reason,o_max_abs_err,o_max_rel_err,o_rms_rel_err,o_cosine,o_mismatches,o_nonfinite,o_unwritten,"
+      "o_total,o_tol_abs,o_tol_rel,o_tol_rms,o_tol_rule,lse_max_abs_err,lse_max_rel_err,"
+      "lse_rms_rel_err,lse_cosine,lse_mismatches,lse_nonfinite,lse_unwritten,lse_total,lse_tol_abs,"
+      "lse_tol_rel,lse_tol_rms,lse_tol_rule,k_max_abs_err,k_max_rel_err,k_rms_rel_err,k_cosine,"
+      "k_mismatches,k_nonfinite,k_unwritten,k_total,k_tol_abs,k_tol_rel,k_tol_rms,k_tol_rule,"
+      "v_max_abs_err,v_max_rel_err,v_rms_rel_err,v_cosine,v_mismatches,v_nonfinite,v_unwritten,"
+      "v_total,v_tol_abs,v_tol_rel,v_tol_rms,v_tol_rule,canaries,num_splits,reference_ms,device_ms,"
+      "wall_ms,o_nan_written,o_worst_element,lse_nan_written,lse_worst_element,k_nan_written,"
+      "k_worst_element,v_nan_written,v_worst_element,shrunk_repro,skip_reason,error_kind,fail_kind,"
+      "caught_by\n");
   const std::string doc = slurp(MLACHECK_SOURCE_DIR "/docs/report-columns.md");
   ASSERT_FALSE(doc.empty());
   for (std::string_view c : kLeadingColumns) EXPECT_NE(doc.find("| `" + std::string(c) + "` |"), std::string::npos) << c;
