@@ -212,9 +212,10 @@ def test_mlacheck_shrink_shrinks_a_failing_item_and_reports_both_repros(plugin_r
     again = plugin_run.pytester.runpytest_subprocess(*words[3:], "-p", "no:cacheprovider")
     again.assert_outcomes(failed=1)  # the shrunk case fails on its own
     # The row keeps the original repro and adds the shrunk one.
-    header, row = (report / "report.csv").read_text().splitlines()
-    assert header.endswith(",shrunk_repro")
-    assert row.startswith('bf16-mtp,mla_decode,"mla_decode:name=bf16-mtp;heads=16;') and row.endswith(shrunk)
+    with open(report / "report.csv", newline="") as f:
+        [row] = list(csv.DictReader(f))
+    assert row["id"] == "bf16-mtp" and row["repro"].startswith("mla_decode:name=bf16-mtp;heads=16;")
+    assert row["shrunk_repro"] == shrunk
 
 
 def test_without_mlacheck_shrink_nothing_is_shrunk(plugin_run):
