@@ -295,3 +295,23 @@ def test_a_case_skipped_by_a_conftest_marker_never_reaches_the_workers(plugin_ru
     with open(report / "report.csv", newline="") as f:
         ran = sorted(row["id"] for row in csv.DictReader(f))
     assert ran == ["sweep-4"]
+
+
+def test_the_tier_option_selects_the_tiers_cases(plugin_run):
+    result = plugin_run("--mlacheck-backend", "backends:decode", "--mlacheck-tier", "smoke", "--collect-only", "-q")
+    assert collected(result) == [f"mlacheck::{i}" for i in backend_case_ids(mlacheck.plan(tier="smoke"))]
+    result = plugin_run("--mlacheck-backend", "backends:decode", "--mlacheck-tier", "huge", "--collect-only")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: mlacheck plan: *tier 'huge' is not one of smoke, pre-merge, nightly*"])
+
+
+def test_the_plan_file_option_runs_its_cases_and_a_bad_line_is_a_usage_error(plugin_run):
+    plugin_run.pytester.makefile(".plan", mine="properties seed=2 size=4\n")
+    result = plugin_run("--mlacheck-backend", "backends:decode", "--mlacheck-plan-file", "mine.plan")
+    expected = backend_case_ids(mlacheck.plan("properties", seed=2, size=4))
+    result.assert_outcomes(passed=len(expected))
+    plugin_run.pytester.makefile(".plan", bad="scenarios\nfrobnicate\n")
+    result = plugin_run("--mlacheck-backend", "backends:decode", "--mlacheck-plan-file", "bad.plan")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: mlacheck plan: *bad.plan:2: 'frobnicate' is no case source*"])
+
