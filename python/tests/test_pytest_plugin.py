@@ -315,3 +315,22 @@ def test_the_plan_file_option_runs_its_cases_and_a_bad_line_is_a_usage_error(plu
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: mlacheck plan: *bad.plan:2: 'frobnicate' is no case source*"])
 
+
+def test_the_terminal_summary_names_what_a_declared_space_excludes(plugin_run):
+    plugin_run.pytester.makepyfile(spaced="""
+import mlacheck
+from backends import decode as _decode
+
+def decode(inputs):
+    return _decode(inputs)
+
+decode.space = mlacheck.Space(lv_rope=[(512, 64)], heads=[16, 128], sequences=False)
+""")
+    space = mlacheck.Space(lv_rope=[(512, 64)], heads=[16, 128], sequences=False)
+    assert space.excludes
+    result = plugin_run("--mlacheck-backend", "spaced:decode", "--mlacheck-plan", "properties", "--mlacheck-size", "2")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert "the backend's space excludes: " + "; ".join(space.excludes) in result.outlines
+    # No declared space: no such line.
+    result = plugin_run("--mlacheck-backend", "backends:decode", "--mlacheck-plan", "properties", "--mlacheck-size", "2")
+    assert "space excludes" not in result.stdout.str()

@@ -29,6 +29,7 @@ import pytest
 
 from ..api._markers import marker_definitions
 from ..api._parametrize import cases
+from ..running._runner import space_summary
 from ._case_tests import CASE_FIXTURE, register_if_needed
 from ._items import BackendSession, backend_items, skip_location
 from ._options import add_options, selected_plan, take_case_node_ids
@@ -82,6 +83,13 @@ def pytest_collection_modifyitems(session, config, items):
 def pytest_runtest_makereport(item, call):
     outcome = yield
     skip_location(item, outcome.get_result())
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    # What the backend's declared space leaves out of the property sweep, as mlacheck.run prints it.
+    state = config.stash.get(_STATE_KEY, None)
+    if state is not None and state.space is not None and state.space.excludes:
+        terminalreporter.write_line(space_summary(state.space))
 
 
 def pytest_sessionfinish(session):
