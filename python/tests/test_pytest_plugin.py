@@ -334,3 +334,9 @@ decode.space = mlacheck.Space(lv_rope=[(512, 64)], heads=[16, 128], sequences=Fa
     # No declared space: no such line.
     result = plugin_run("--mlacheck-backend", "backends:decode", "--mlacheck-plan", "properties", "--mlacheck-size", "2")
     assert "space excludes" not in result.stdout.str()
+    # Under pytest-xdist the workers send the line and the controller prints it once.
+    pytest.importorskip("xdist", reason="pytest-xdist is not installed (Debian: python3-pytest-xdist)")
+    result = plugin_run("-n", "2", "--mlacheck-backend", "spaced:decode", "--mlacheck-plan", "properties",
+                        "--mlacheck-size", "2")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert result.outlines.count("the backend's space excludes: " + "; ".join(space.excludes)) == 1

@@ -33,7 +33,7 @@ from ..running._runner import space_summary
 from ._case_tests import CASE_FIXTURE, register_if_needed
 from ._items import BackendSession, backend_items, skip_location
 from ._options import add_options, selected_plan, take_case_node_ids
-from ._xdist import WorkerReportMerger, distributes, send_title, worker_id
+from ._xdist import WorkerReportMerger, WorkerSpaceSummary, distributes, send_space_summary, send_title, worker_id
 
 _STATE_KEY = pytest.StashKey[BackendSession]()
 
@@ -49,6 +49,8 @@ def pytest_configure(config):
         config.addinivalue_line("markers", line)
     if config.option.mlacheck_backend and config.option.mlacheck_report and distributes(config):
         config.pluginmanager.register(WorkerReportMerger(config), "mlacheck-worker-report-merger")
+    if config.option.mlacheck_backend and distributes(config):
+        config.pluginmanager.register(WorkerSpaceSummary(), "mlacheck-worker-space-summary")
 
 
 def pytest_generate_tests(metafunc):
@@ -85,11 +87,19 @@ def pytest_runtest_makereport(item, call):
     skip_location(item, outcome.get_result())
 
 
-def pytest_terminal_summary(terminalreporter, config):
-    # What the backend's declared space leaves out of the property sweep, as mlacheck.run prints it.
+def _space_line(config) -> str | None:
+    # What the backend's declared space leaves out of the property sweep, as mlacheck.run prints it
+    # (None: no space, or one that excludes nothing).
     state = config.stash.get(_STATE_KEY, None)
-    if state is not None and state.space is not None and state.space.excludes:
-        terminalreporter.write_line(space_summary(state.space))
+    if state is None or state.space is None or not state.space.excludes:
+        return None
+    return space_summary(state.space)
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    line = _space_line(config)
+    if line is not None and worker_id(config) is None:  # an xdist worker sends it to the controller
+        terminalreporter.write_line(line)
 
 
 def pytest_sessionfinish(session):
@@ -97,6 +107,9 @@ def pytest_sessionfinish(session):
     if state is None:
         return
     state.close()  # the worker processes
+    line = _space_line(session.config)
+    if line is not None and worker_id(session.config) is not None:
+        send_space_summary(session.config, line)
     if state.report is None:
         return
     if worker_id(session.config) is None:
