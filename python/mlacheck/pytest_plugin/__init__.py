@@ -2,7 +2,7 @@
 
     pytest -p mlacheck.pytest_plugin --mlacheck-backend mymodule:decode \
         [--mlacheck-plan default|scenarios|properties] [--mlacheck-seed S] [--mlacheck-size N] \
-        [--mlacheck-case REPRO] [--mlacheck-scenarios FILE] [--mlacheck-report DIR]
+        [--mlacheck-tier NAME | --mlacheck-plan-file FILE] [--mlacheck-case REPRO] [--mlacheck-scenarios FILE] [--mlacheck-report DIR]
 
 `--mlacheck-backend module:attribute` names the backend: a callable decode(inputs) -> o | (o, lse),
 an object with run(inputs, outputs), or a class of such objects (instantiated with no arguments).
@@ -18,7 +18,8 @@ same options choose (no --mlacheck-backend needed); `mlacheck.parametrize(plan)`
 plan chosen in code (_parametrize). Every case carries the markers `mlacheck`, `mlacheck_<op>` and
 `mlacheck_plan_<kind>` (_markers). A failure prints the pytest line that re-runs the backend or the
 test on its case alone (_pytest_rerun). Under pytest-xdist the workers' reports are merged at the
-end (_pytest_xdist).
+end (_xdist), and the line naming what the backend's declared space excludes is printed once in the
+terminal summary.
 
 Without --mlacheck-backend and without a test taking a case, the plugin adds nothing.
 """
@@ -61,7 +62,8 @@ def pytest_generate_tests(metafunc):
 @pytest.fixture
 def mlacheck_case(request):
     """An mlacheck.Case: the test runs once per case a backend runs (mla_decode) of the plan that
-    --mlacheck-plan, --mlacheck-seed, --mlacheck-size, --mlacheck-scenarios or --mlacheck-case
+    --mlacheck-plan, --mlacheck-seed, --mlacheck-size, --mlacheck-scenarios, --mlacheck-tier,
+    --mlacheck-plan-file or --mlacheck-case
     choose (default: the default plan), with the case id as its test id. The case's inputs are
     made when the test asks for them and released after it."""
     return request.param
