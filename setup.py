@@ -21,9 +21,11 @@ from setuptools.command.build_py import build_py
 from wheel.bdist_wheel import bdist_wheel
 
 ROOT = Path(__file__).resolve().parent
-# Shipped as package data in mlacheck/data/, from their source folders.
+# Shipped as package data in mlacheck/data/, from their source folders (the tiers' plan files lie
+# beside the tables there, where plan/data_files.hpp looks for them).
 TABLES = ("scenarios/upstream.csv", "scenarios/known_bugs.csv", "plan/production_factors.csv",
-          "plan/impossible_combinations.csv")
+          "plan/impossible_combinations.csv", "plan/tiers/smoke.plan", "plan/tiers/pre-merge.plan",
+          "plan/tiers/nightly.plan")
 
 
 def cmake_project_version() -> str:

@@ -1,4 +1,5 @@
 // Plans: the case lists of plan/run_plan.hpp, the same code `mlacheck run` lists its cases with.
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -8,6 +9,7 @@
 #include "api/api_objects.hpp"
 #include "plan/case_settle.hpp"
 #include "plan/data_files.hpp"
+#include "plan/plan_file.hpp"
 
 using mlacheck::api::api_call;
 using mlacheck::api::ApiError;
@@ -55,6 +57,18 @@ using mlacheck::api::parse_space_argument;
 
 namespace {
 
+// The plan `options` list, settled with the shipped known-bug table, carrying its space.
+std::unique_ptr<mlacheck_plan> built_plan(const mlacheck::RunPlanOptions& options) {
+  auto plan = std::make_unique<mlacheck_plan>();
+  plan->cases = mlacheck::build_run_plan(options);
+  plan->known_bugs = known_bug_table(std::nullopt);
+  if (options.space) {
+    plan->space = mlacheck::to_text(*options.space);
+    plan->space_excludes = mlacheck::space_excludes_text(*options.space);
+  }
+  return plan;
+}
+
 // mlacheck_plan_open and _open_space: the plan of `kind`, its property sweep within `space`.
 mlacheck_status open_plan(const char* function, int32_t kind, uint64_t seed, int32_t size,
                           const char* scenarios_file, const char* space, mlacheck_plan** out) {
@@ -88,14 +102,29 @@ mlacheck_status open_plan(const char* function, int32_t kind, uint64_t seed, int
         throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT,
                        "plan kind " + std::to_string(kind) + " is not one of 0 (default), 1 (scenarios), 2 (properties)");
     }
-    auto plan = std::make_unique<mlacheck_plan>();
-    plan->cases = mlacheck::build_run_plan(options);
-    plan->known_bugs = known_bug_table(std::nullopt);
-    if (options.space) {
-      plan->space = mlacheck::to_text(*options.space);
-      plan->space_excludes = mlacheck::space_excludes_text(*options.space);
+    *out = built_plan(options).release();
+  });
+}
+
+// mlacheck_plan_open_tier and _open_file: the plan of a plan file, its property sweep within `space`.
+// A plan file that cannot be read or has a malformed line is MLACHECK_ERROR_IO naming file:line.
+mlacheck_status open_plan_file(const char* function, const std::function<std::string()>& plan_path,
+                               const char* space, mlacheck_plan** out) {
+  return api_call(function, [&] {
+    require(out, "out");
+    *out = nullptr;
+    const std::optional<mlacheck::SupportSpace> parsed_space = parse_space_argument(space);
+    mlacheck::RunPlanOptions options;
+    try {
+      options = mlacheck::read_plan_file(plan_path());
+      mlacheck::resolve_plan_tables(options);
+    } catch (const ApiError&) {
+      throw;
+    } catch (const std::invalid_argument& e) {
+      throw ApiError(MLACHECK_ERROR_IO, e.what());
     }
-    *out = plan.release();
+    options.space = parsed_space;
+    *out = built_plan(options).release();
   });
 }
 
@@ -113,6 +142,26 @@ mlacheck_status mlacheck_plan_open(int32_t kind, uint64_t seed, int32_t size, co
 mlacheck_status mlacheck_plan_open_space(int32_t kind, uint64_t seed, int32_t size, const char* scenarios_file,
                                          const char* space, mlacheck_plan** out) {
   return open_plan("mlacheck_plan_open_space", kind, seed, size, scenarios_file, space, out);
+}
+
+mlacheck_status mlacheck_plan_open_tier(const char* tier, const char* space, mlacheck_plan** out) {
+  return open_plan_file("mlacheck_plan_open_tier", [&] {
+    const std::string name = require(tier, "tier");
+    std::string names;
+    for (const char* tier_name : mlacheck::kTierNames) {
+      if (name == tier_name) return mlacheck::tier_plan_path(name);  // missing file: a damaged install
+      names += (names.empty() ? "" : ", ") + std::string(tier_name);
+    }
+    throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT, "tier '" + name + "' is not one of " + names);
+  }, space, out);
+}
+
+mlacheck_status mlacheck_plan_open_file(const char* path, const char* space, mlacheck_plan** out) {
+  return open_plan_file("mlacheck_plan_open_file", [&] {
+    const std::string file = require(path, "path");
+    if (file.empty()) throw ApiError(MLACHECK_ERROR_INVALID_ARGUMENT, "path is empty");
+    return file;
+  }, space, out);
 }
 
 mlacheck_status mlacheck_plan_space(const mlacheck_plan* plan, const char** space, const char** excludes) {

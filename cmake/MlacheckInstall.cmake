@@ -17,6 +17,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/mlacheck DESTINATION ${CMAKE_INS
         FILES_MATCHING PATTERN "*.h")
 install(FILES ${PROJECT_SOURCE_DIR}/scenarios/upstream.csv ${PROJECT_SOURCE_DIR}/scenarios/known_bugs.csv
               ${PROJECT_SOURCE_DIR}/plan/production_factors.csv ${PROJECT_SOURCE_DIR}/plan/impossible_combinations.csv
+              ${PROJECT_SOURCE_DIR}/plan/tiers/smoke.plan ${PROJECT_SOURCE_DIR}/plan/tiers/pre-merge.plan
+              ${PROJECT_SOURCE_DIR}/plan/tiers/nightly.plan
         DESTINATION ${MLACHECK_INSTALL_DATADIR})
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <stdexcept>
+#include <variant>
 
 #include "core/gather_problem.hpp"
 #include "core/mla_problem.hpp"
@@ -142,6 +144,13 @@ std::vector<RunCase> build_run_plan(const RunPlanOptions& options, PlanNotes* no
       for (const scenarios::Scenario& s : scenarios::load_scenarios(options.scenarios_file)) {
         const std::string id = "scenario." + s.id;
         plan.push_back({id, RunCase::Kind::device, repro_of(s.problem, id), 0.0});
+        // The clean row's e4m3fn twin (plan/fp8_twins.hpp), so a kernel without fnuz runs it too.
+        if (const auto* decode = std::get_if<MlaDecodeProblem>(&s.problem)) {
+          if (const std::optional<MlaDecodeProblem> twin = e4m3fn_twin(*decode)) {
+            const std::string twin_id = id + kFp8TwinSuffix;
+            plan.push_back({twin_id, RunCase::Kind::device, repro_of(*twin, twin_id), 0.0});
+          }
+        }
       }
     }
     if (options.default_sweeps) {

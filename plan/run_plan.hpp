@@ -1,6 +1,6 @@
 #pragma once
 // What `mlacheck run` runs, as a flat list of cases with ids: the oracle self-checks, every
-// scenario (clean), the default sweep, the covering array of the production factors, and a property sweep drawn from the rapidcheck generators,
+// scenario (clean) and the e4m3fn twin of each fnuz one (scenario.<id>-fn), the default sweep, the covering array of the production factors, and a property sweep drawn from the rapidcheck generators,
 // or the one case of --case. Each case travels to a worker process as its repro string.
 //
 // One id per case everywhere: a case's id is also the name in its repro string, so the row a

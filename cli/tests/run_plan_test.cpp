@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <set>
 #include <string>
+#include <variant>
 
 #include "core/gather_problem.hpp"
 #include "core/mla_problem.hpp"
 #include "core/mla_sequence.hpp"
 #include "device/kernels/split_kv_plan.hpp"
 #include "plan/run_plan.hpp"
+#include "scenarios/scenario.hpp"
 
 namespace mlacheck::cli {
 namespace {
@@ -243,6 +245,41 @@ TEST(RunPlan, EachFnuzDefaultCaseHasItsE4m3fnTwin) {
     ++twins;
   }
   EXPECT_GT(twins, 10);
+}
+
+// Each clean e4m3fnuz scenario row of the run plan has its e4m3fn twin, scenario.<id>-fn, right
+// after it; the twin is the same problem in e4m3fn, and no other scenario has one.
+TEST(RunPlan, EachFnuzScenarioRowHasItsE4m3fnTwin) {
+  RunPlanOptions o;
+  o.scenarios_file = MLACHECK_SOURCE_DIR "/scenarios/upstream.csv";
+  o.oracle_self_checks = false;
+  o.default_sweeps = false;
+  o.property_cases = 0;
+  const auto plan = build_run_plan(o);
+  const auto rows = scenarios::load_scenarios(o.scenarios_file);
+  int fnuz_rows = 0;
+  std::size_t at = 0;
+  for (const scenarios::Scenario& s : rows) {
+    ASSERT_LT(at, plan.size());
+    EXPECT_EQ(plan[at].id, "scenario." + s.id);
+    const auto* p = std::get_if<MlaDecodeProblem>(&s.problem);
+    ++at;
+    if (p == nullptr || (p->kv_dtype != DType::fp8_e4m3fnuz && p->q_dtype != DType::fp8_e4m3fnuz)) continue;
+    ++fnuz_rows;
+    ASSERT_LT(at, plan.size());
+    EXPECT_EQ(plan[at].id, "scenario." + s.id + "-fn");
+    MlaDecodeProblem twin = parse_mla_decode(plan[at].repro);
+    EXPECT_NE(twin.kv_dtype, DType::fp8_e4m3fnuz);
+    EXPECT_NE(twin.q_dtype, DType::fp8_e4m3fnuz);
+    EXPECT_TRUE(twin.kv_dtype == DType::fp8_e4m3fn || twin.q_dtype == DType::fp8_e4m3fn);
+    twin.kv_dtype = p->kv_dtype;
+    twin.q_dtype = p->q_dtype;
+    twin.name = p->name;
+    EXPECT_EQ(twin, *p);
+    ++at;
+  }
+  EXPECT_EQ(at, plan.size());  // nothing but the rows and their twins
+  EXPECT_GE(fnuz_rows, 2);     // upstream.csv's r6 and r11 fnuz rows
 }
 
 }  // namespace

@@ -100,6 +100,15 @@ MLACHECK_API mlacheck_status mlacheck_plan_open(int32_t kind, uint64_t seed, int
 MLACHECK_API mlacheck_status mlacheck_plan_open_space(int32_t kind, uint64_t seed, int32_t size,
                                                       const char* scenarios_file, const char* space,
                                                       mlacheck_plan** out);
+/* The plan of a named tier (smoke, pre-merge or nightly: plan/tiers/NAME.plan, shipped beside the
+ * data tables), as `mlacheck run --tier NAME` runs it; `space` as in mlacheck_plan_open_space (NULL
+ * or "": none). Another name is MLACHECK_ERROR_INVALID_ARGUMENT naming the tiers; a tier file this
+ * install lacks is MLACHECK_ERROR_IO. Added within API version 1. */
+MLACHECK_API mlacheck_status mlacheck_plan_open_tier(const char* tier, const char* space, mlacheck_plan** out);
+/* The plan of a plan file (plan/plan_file.hpp has its lines), as `mlacheck run --plan FILE` runs it;
+ * `space` as in mlacheck_plan_open_space. A file that cannot be read, or a malformed line, is
+ * MLACHECK_ERROR_IO naming file:line. Added within API version 1. */
+MLACHECK_API mlacheck_status mlacheck_plan_open_file(const char* path, const char* space, mlacheck_plan** out);
 /* A support space checked: its canonical text and what of the sweep's problem space it excludes,
  * joined by "; " ("" when nothing). The strings stay valid until the next call of this function
  * on the same thread. A malformed space is MLACHECK_ERROR_INVALID_ARGUMENT naming the field. Added

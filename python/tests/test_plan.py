@@ -110,3 +110,70 @@ def test_a_cases_op_is_the_librarys_registry_name():
         assert c.repro.startswith(c.op + ":")
     assert any(c.kind == "oracle_self_check" and c.op == "mla_decode" for c in cases)
     assert list(_markers.MARKED_KINDS) == [*ops, "oracle_self_check"], "the marker lines miss an op of the registry"
+
+
+def _built_tool():
+    """The `mlacheck` tool of the build tree whose library this process loaded (build/cli/mlacheck
+    beside build/api/libmlacheck_capi.so), or None."""
+    import os
+    from pathlib import Path
+
+    library = os.environ.get("MLACHECK_CAPI")
+    tool = None if library is None else Path(library).resolve().parents[1] / "cli" / "mlacheck"
+    return tool if tool is not None and tool.is_file() else None
+
+
+def test_the_smoke_tier_is_what_mlacheck_plan_lists():
+    smoke = mlacheck.plan(tier="smoke")
+    ids = [case.id for case in smoke]
+    # smoke.plan: oracle self-checks, scenarios, the pairwise covering array, up to 64 light property
+    # cases (a draw over the work budget 20 times is left out); no default sweep.
+    assert len(set(ids)) == len(ids) and ids[0].startswith("oracle-")
+    assert any(i.startswith("scenario.") for i in ids) and any(i.startswith("cover-") for i in ids)
+    sweep = [int(i.removeprefix("sweep-")) for i in ids if i.startswith("sweep-")]
+    assert 48 <= len(sweep) <= 64 and max(sweep) < 64
+    assert not set(ids) & {case.id for case in mlacheck.plan("default") if case.id.startswith("model-")}
+    assert smoke.kind == "tier" and smoke.spec.tier == "smoke"
+    assert [c.repro for c in smoke.spec.open()] == [c.repro for c in smoke]
+    tool = _built_tool()
+    if tool is None:
+        pytest.skip("no build/cli/mlacheck beside MLACHECK_CAPI's library to list the tier with")
+    import subprocess
+
+    listed = subprocess.run([str(tool), "plan", "--tier", "smoke"], check=True, capture_output=True, text=True)
+    assert ids == [line.split(" ", 1)[0] for line in listed.stdout.splitlines() if not line.startswith(("cases:", "over "))]
+
+
+def test_a_plan_file_opens_its_sources_and_reopens_from_another_folder(tmp_path, monkeypatch):
+    (tmp_path / "cases.txt").write_text(f"# one curated case\n{BF16_MTP}\n")
+    (tmp_path / "mine.plan").write_text("properties seed=5 size=3\nrepro-file path=cases.txt\n")
+    monkeypatch.chdir(tmp_path)
+    opened = mlacheck.plan(plan_file="mine.plan")
+    assert opened.kind == "plan_file" and len(opened) == 4
+    assert opened[0].id == "bf16-mtp"  # the repro file's case, then the property sweep
+    assert [c.repro for c in opened][1:] == [c.repro for c in mlacheck.plan("properties", seed=5, size=3)]
+    monkeypatch.chdir("/")
+    assert [c.id for c in opened.spec.open()] == [c.id for c in opened]  # the spec holds an absolute path
+
+
+def test_a_malformed_plan_file_names_file_and_line(tmp_path):
+    bad = tmp_path / "bad.plan"
+    bad.write_text("# fine\nscenarios\nproperties size=many\n")
+    with pytest.raises(mlacheck.MlacheckError, match=r"mlacheck_plan_open_file: .*bad\.plan:3: .*size"):
+        mlacheck.plan(plan_file=bad)
+    with pytest.raises(mlacheck.MlacheckError, match="no-such.plan"):
+        mlacheck.plan(plan_file=tmp_path / "no-such.plan")
+    with pytest.raises(mlacheck.MlacheckError, match="tier 'huge' is not one of smoke, pre-merge, nightly"):
+        mlacheck.plan(tier="huge")
+    with pytest.raises(ValueError, match="leave out kind, size"):
+        mlacheck.plan("default", tier="smoke", size=3)
+    with pytest.raises(ValueError, match="a tier or a plan file, not both"):
+        mlacheck.plan(tier="smoke", plan_file=bad)
+
+
+def test_a_tier_opens_within_a_space():
+    space = mlacheck.Space(heads=range(16, 129), max_q_len=8)
+    within = mlacheck.plan(tier="smoke").within(space)
+    assert within.space == space and within.spec.tier == "smoke" and within.spec.space == space.text
+    sweep = [case.problem for case in within if case.id.startswith("sweep-") and case.kind == "mla_decode"]
+    assert sweep and all(16 <= p.heads <= 128 for p in sweep)

@@ -296,3 +296,48 @@ def test_a_case_skipped_by_a_conftest_marker_never_reaches_the_workers(plugin_ru
     with open(report / "report.csv", newline="") as f:
         ran = sorted(row["id"] for row in csv.DictReader(f))
     assert ran == ["sweep-4"]
+
+
+def test_the_tier_option_selects_the_tiers_cases(plugin_run):
+    result = plugin_run("--mlacheck-backend", "backends:decode", "--mlacheck-tier", "smoke", "--collect-only", "-q")
+    assert collected(result) == [f"mlacheck::{i}" for i in backend_case_ids(mlacheck.plan(tier="smoke"))]
+    result = plugin_run("--mlacheck-backend", "backends:decode", "--mlacheck-tier", "huge", "--collect-only")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: mlacheck plan: *tier 'huge' is not one of smoke, pre-merge, nightly*"])
+
+
+def test_the_plan_file_option_runs_its_cases_and_a_bad_line_is_a_usage_error(plugin_run):
+    plugin_run.pytester.makefile(".plan", mine="properties seed=2 size=4\n")
+    result = plugin_run("--mlacheck-backend", "backends:decode", "--mlacheck-plan-file", "mine.plan")
+    expected = backend_case_ids(mlacheck.plan("properties", seed=2, size=4))
+    result.assert_outcomes(passed=len(expected))
+    plugin_run.pytester.makefile(".plan", bad="scenarios\nfrobnicate\n")
+    result = plugin_run("--mlacheck-backend", "backends:decode", "--mlacheck-plan-file", "bad.plan")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: mlacheck plan: *bad.plan:2: 'frobnicate' is no case source*"])
+
+
+def test_the_terminal_summary_names_what_a_declared_space_excludes(plugin_run):
+    plugin_run.pytester.makepyfile(spaced="""
+import mlacheck
+from backends import decode as _decode
+
+def decode(inputs):
+    return _decode(inputs)
+
+decode.space = mlacheck.Space(lv_rope=[(512, 64)], heads=[16, 128], sequences=False)
+""")
+    space = mlacheck.Space(lv_rope=[(512, 64)], heads=[16, 128], sequences=False)
+    assert space.excludes
+    result = plugin_run("--mlacheck-backend", "spaced:decode", "--mlacheck-plan", "properties", "--mlacheck-size", "2")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert "the backend's space excludes: " + "; ".join(space.excludes) in result.outlines
+    # No declared space: no such line.
+    result = plugin_run("--mlacheck-backend", "backends:decode", "--mlacheck-plan", "properties", "--mlacheck-size", "2")
+    assert "space excludes" not in result.stdout.str()
+    # Under pytest-xdist the workers send the line and the controller prints it once.
+    pytest.importorskip("xdist", reason="pytest-xdist is not installed (Debian: python3-pytest-xdist)")
+    result = plugin_run("-n", "2", "--mlacheck-backend", "spaced:decode", "--mlacheck-plan", "properties",
+                        "--mlacheck-size", "2")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert result.outlines.count("the backend's space excludes: " + "; ".join(space.excludes)) == 1

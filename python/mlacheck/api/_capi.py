@@ -147,6 +147,8 @@ _SIGNATURES = {
     "mlacheck_plan_open": [ctypes.c_int32, ctypes.c_uint64, ctypes.c_int32, _STR, _PP],
     "mlacheck_plan_open_repro": [_STR, _PP],
     "mlacheck_plan_open_space": [ctypes.c_int32, ctypes.c_uint64, ctypes.c_int32, _STR, _STR, _PP],
+    "mlacheck_plan_open_tier": [_STR, _STR, _PP],
+    "mlacheck_plan_open_file": [_STR, _STR, _PP],
     "mlacheck_plan_space": [_P, _PSTR, _PSTR],
     "mlacheck_space_describe": [_STR, _PSTR, _PSTR],
     "mlacheck_report_set_space": [_P, _STR],

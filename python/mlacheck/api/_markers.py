@@ -1,5 +1,5 @@
 """The pytest markers mlacheck's cases carry, so a suite selects them like any other tests:
-`mlacheck` on every case, one per op (`mlacheck_mla_decode`) and one per plan
+`mlacheck` on every case, one per op (`mlacheck_mla_decode`) and one per plan kind
 (`mlacheck_plan_scenarios`). `-m "not mlacheck"` leaves them all out."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from . import _capi
 
 MARKER = "mlacheck"
-_PLAN_KINDS = (*_capi.PLAN_KINDS, "repro")
+_PLAN_KINDS = (*_capi.PLAN_KINDS, "repro", "tier", "plan_file")
 
 
 def op_marker(op: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ctypes
+import os
 import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,17 +27,19 @@ class PlanSpec:
     scenarios: str | None = None
     known_bugs: str | None = None
     space: str | None = None  # the Space's text
+    tier: str | None = None
+    plan_file: str | None = None  # absolute, so a worker in another folder opens the same file
 
     def open(self) -> "Plan":
         return plan(self.kind, repro=self.repro, seed=self.seed, size=self.size, scenarios=self.scenarios,
-                    known_bugs=self.known_bugs, space=self.space)
+                    known_bugs=self.known_bugs, space=self.space, tier=self.tier, plan_file=self.plan_file)
 
 
 class Plan:
     """An ordered list of cases. Indexing and iteration open each case afresh (its inputs and
     oracle are made on demand and freed with it), so iterating a large plan holds one case at a
-    time. `kind` is the plan's kind ("default", "scenarios", "properties") or "repro" for the one
-    case of a repro string; `space` the Space its property sweep was drawn within (None: the full
+    time. `kind` is the plan's kind ("default", "scenarios", "properties"), "repro" for the one
+    case of a repro string, "tier" or "plan_file" for a plan file's; `space` the Space its property sweep was drawn within (None: the full
     sweep)."""
 
     def __init__(self, pointer: int, kind: str, description: str, reopen: dict | None = None,
@@ -53,11 +56,15 @@ class Plan:
         self._reopen = reopen  # plan()'s arguments, to open the same plan within a space
 
     def within(self, space: Space | None) -> Plan:
-        """This plan with its property sweep drawn within `space`: a default or properties plan
+        """This plan with its property sweep drawn within `space`: a default, properties, tier or plan-file plan
         opened without a space is opened again with it (its default sweep and scenarios are as
         before); a plan that has a space already, or no property sweep (scenarios, repro), is
         returned as it is."""
-        if space is None or self.space is not None or self._reopen is None or self.kind not in ("default", "properties"):
+        if space is None or self.space is not None or self._reopen is None:
+            return self
+        if self.kind in ("tier", "plan_file"):
+            return plan(space=space, **self._reopen)
+        if self.kind not in ("default", "properties"):
             return self
         return plan(self.kind, space=space, **self._reopen)
 
@@ -99,7 +106,8 @@ def _with_known_bugs(pointer: int, known_bugs: str | None) -> int:
 
 
 def plan(kind: str | None = None, *, repro: str | None = None, seed: int = 1, size: int | None = None,
-         scenarios: str | None = None, known_bugs: str | None = None, space: Space | str | None = None) -> Plan:
+         scenarios: str | None = None, known_bugs: str | None = None, space: Space | str | None = None,
+         tier: str | None = None, plan_file: str | os.PathLike | None = None) -> Plan:
     """A plan of cases.
 
     kind "default": what `mlacheck run` runs (oracle self-checks, every scenario, the default
@@ -112,11 +120,44 @@ def plan(kind: str | None = None, *, repro: str | None = None, seed: int = 1, si
     is KNOWN_BUG, as under `mlacheck run`.
     space: a mlacheck.Space (or its text): the property sweep is drawn within it (every case
     inside it, no kv_gather cases); the default sweep and scenarios are unchanged.
+    tier="smoke" (or "pre-merge", "nightly"): the cases of that tier's plan file, as `mlacheck run
+    --tier`; plan_file="x.plan": the cases of a plan file (plan/plan_file.hpp), as `mlacheck run
+    --plan`. Either takes known_bugs and space, and neither kind, repro, seed, size nor scenarios
+    (the file says those). A malformed plan file is MlacheckError naming file:line.
     """
-    opened = _open(kind, repro=repro, seed=seed, size=size, scenarios=scenarios, known_bugs=known_bugs, space=space)
+    if tier is not None or plan_file is not None:
+        plan_file = None if plan_file is None else os.path.abspath(os.fspath(plan_file))
+        opened = _open_plan_file(tier, plan_file, kind=kind, repro=repro, seed=seed, size=size, scenarios=scenarios,
+                                 known_bugs=known_bugs, space=space)
+    else:
+        opened = _open(kind, repro=repro, seed=seed, size=size, scenarios=scenarios, known_bugs=known_bugs,
+                       space=space)
     opened.spec = PlanSpec(kind, repro, seed, size, scenarios, known_bugs,
-                           None if opened.space is None else opened.space.text)
+                           None if opened.space is None else opened.space.text, tier, plan_file)
     return opened
+
+
+def _open_plan_file(tier, plan_file, *, kind, repro, seed, size, scenarios, known_bugs, space) -> Plan:
+    if tier is not None and plan_file is not None:
+        raise ValueError("give a tier or a plan file, not both")
+    given = [name for name, value in (("kind", kind), ("repro", repro), ("size", size), ("scenarios", scenarios))
+             if value is not None] + (["seed"] if seed != 1 else [])
+    if given:
+        raise ValueError(f"a {'tier' if tier is not None else 'plan file'} names its own cases: leave out "
+                         + ", ".join(given))
+    space = as_space(space, "plan(space=)")
+    space_text = _capi.cstr(None if space is None else space.text)
+    pointer = ctypes.c_void_p()
+    if tier is not None:
+        _capi.call("mlacheck_plan_open_tier", _capi.cstr(tier), space_text, ctypes.byref(pointer))
+        kind, description, reopen = "tier", f"tier {tier}", {"tier": tier, "known_bugs": known_bugs}
+    else:
+        _capi.call("mlacheck_plan_open_file", _capi.cstr(plan_file), space_text, ctypes.byref(pointer))
+        kind, description, reopen = "plan_file", f"plan file {plan_file}", {"plan_file": plan_file,
+                                                                           "known_bugs": known_bugs}
+    if space is not None:
+        description += ", within a space"
+    return Plan(_with_known_bugs(pointer.value, known_bugs), kind, description, reopen, space)
 
 
 def _open(kind, *, repro, seed, size, scenarios, known_bugs, space) -> Plan:

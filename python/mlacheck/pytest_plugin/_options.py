@@ -21,6 +21,17 @@ def add_options(parser: pytest.Parser) -> None:
         choices=("default", "scenarios", "properties"),
         help="the cases: what `mlacheck run` runs, the scenario table, or a property sweep (default: default)",
     )
+    group.addoption(
+        "--mlacheck-tier",
+        metavar="NAME",
+        help="the cases of a named tier (smoke, pre-merge, nightly), as `mlacheck run --tier`; replaces --mlacheck-plan",
+    )
+    group.addoption(
+        "--mlacheck-plan-file",
+        metavar="FILE",
+        help="the cases of a plan file (plan/tiers/*.plan are examples), as `mlacheck run --plan`; replaces "
+        "--mlacheck-plan",
+    )
     group.addoption("--mlacheck-seed", type=int, default=1, help="seed of the generated cases (default 1)")
     group.addoption("--mlacheck-size", type=int, default=None, help="cases of the property sweep (default 64)")
     group.addoption("--mlacheck-case", metavar="REPRO", help="run the one case of this repro string instead")
@@ -94,6 +105,9 @@ def selected_plan(config: pytest.Config) -> Plan:
         try:
             if options.mlacheck_case:
                 plan = open_plan(repro=options.mlacheck_case, known_bugs=options.mlacheck_known_bugs)
+            elif options.mlacheck_tier or options.mlacheck_plan_file:
+                plan = open_plan(tier=options.mlacheck_tier, plan_file=options.mlacheck_plan_file,
+                                 known_bugs=options.mlacheck_known_bugs)
             else:
                 plan = open_plan(
                     options.mlacheck_plan,

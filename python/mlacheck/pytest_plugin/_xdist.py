@@ -12,6 +12,7 @@ from ..api._capi import MlacheckError
 from ..api._report import Report, merge_reports
 
 _TITLE_KEY = "mlacheck_report_title"  # a worker's report title, sent to the controller
+_SPACE_KEY = "mlacheck_space_summary"  # what the backend's space excludes, printed by the controller
 
 
 def worker_id(config: pytest.Config) -> str | None:
@@ -32,6 +33,27 @@ def report_directory(config: pytest.Config) -> str | None:
 def send_title(config: pytest.Config, title: str) -> None:
     """From a worker: the report title, for the merged report."""
     config.workeroutput[_TITLE_KEY] = title
+
+
+def send_space_summary(config: pytest.Config, line: str) -> None:
+    """From a worker: the space summary line, which only the controller's terminal shows."""
+    config.workeroutput[_SPACE_KEY] = line
+
+
+class WorkerSpaceSummary:
+    """Registered in the controller of a distributed session with --mlacheck-backend: prints the
+    line the workers sent naming what the backend's declared space excludes (the same in each)."""
+
+    def __init__(self):
+        self.line: str | None = None
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error) -> None:
+        self.line = self.line or getattr(node, "workeroutput", {}).get(_SPACE_KEY)
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        if self.line:
+            terminalreporter.write_line(self.line)
 
 
 def distributes(config: pytest.Config) -> bool:
