@@ -171,7 +171,8 @@ int run_bench(const BenchOptions& options) {
   print_table(rows, copy_gbps);
   if (!options.csv.empty()) write_csv(options.csv, rows, copy_gbps);
   if (!options.skip_throughput) {
-    run_harness_section(backend.backend.get(), backend.reason, on_gpu, options.quick, options.harness);
+    run_harness_section(backend.backend.get(), backend.reason, on_gpu, options.quick, options.harness, options.backend,
+                        on_gpu ? std::optional<int>(options.device) : std::nullopt);
   }
   for (const BenchRow& r : rows) {
     if (r.check != "PASSED") every_check_passed = false;  // a fast wrong kernel is no result
