@@ -14,7 +14,10 @@ def attend(inputs, q_scale=None):
     replaces the problem's (a backend that forgets it passes 1)."""
     p = inputs.problem
     q = inputs.q.values().astype(np.float64) * (p.q_scale if q_scale is None else q_scale)
-    cache = inputs.kv_cache.values().astype(np.float64) * p.kv_scale
+    # The pool's codes, decoded block by block as each request reads them: a pool past 4 GiB (a
+    # PooledCache, or a decode sequence's pool) is several GiB of codes, and its whole decoded
+    # copy in float64 would be four to eight times that.
+    pool = inputs.kv_cache
     table = inputs.block_table.codes
     qo = inputs.qo_indptr.codes
     o = np.empty((p.total_q_tokens, p.heads, p.kv_lora_rank))
@@ -25,7 +28,8 @@ def attend(inputs, q_scale=None):
             lse[qo[r] : qo[r + 1]] = -np.inf
             continue
         blocks = table[r, : (kv_len + p.block_size - 1) // p.block_size]
-        keys = cache[blocks].reshape(-1, p.lk)[:kv_len]
+        read = mlacheck.Tensor(pool.codes[blocks], pool.dtype_name).values().astype(np.float64) * p.kv_scale
+        keys = read.reshape(-1, p.lk)[:kv_len]
         rows = q[qo[r] : qo[r + 1]]
         q_len = rows.shape[0]
         scores = np.einsum("thc,nc->thn", rows, keys) * p.scale

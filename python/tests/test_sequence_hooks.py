@@ -145,7 +145,7 @@ def _raise_at_step_2(real):
 
 def test_a_harness_failure_mid_sequence_is_one_errored_row_and_the_run_goes_on(sequence_case, bf16_case, monkeypatch):
     monkeypatch.setattr(SequenceInputs, "advance", _raise_at_step_2(SequenceInputs.advance))
-    verdicts = mlacheck.run([sequence_case, bf16_case], numpy_backend.decode)
+    verdicts = mlacheck.run([sequence_case, bf16_case], numpy_backend.decode, isolation="none")
     assert [v.state for v in verdicts] == ["ERRORED", "PASSED"], [v.describe() for v in verdicts]
     reason = verdicts[0].reason
     assert reason.startswith(

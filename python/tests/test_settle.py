@@ -60,7 +60,7 @@ def test_a_missing_table_is_refused_naming_it(tmp_path):
 
 def test_a_verdict_carries_its_typed_disposition():
     # Wrong numbers: FAILED wrong_output, caught by comparison; the kinds are the C API's names.
-    [failed] = mlacheck.run(mlacheck.plan(repro=BF16_MTP, known_bugs=""), zero_o)
+    [failed] = mlacheck.run(mlacheck.plan(repro=BF16_MTP, known_bugs=""), zero_o, isolation="none")
     assert (failed.fail_kind, failed.skip_reason, failed.error_kind) == ("wrong_output", "", "")
     assert "comparison" in failed.caught_by.split("|")
     assert failed.columns["fail_kind"] == "wrong_output" and failed.columns["caught_by"] == failed.caught_by
@@ -70,14 +70,14 @@ def test_a_verdict_carries_its_typed_disposition():
 
     # A backend exception worded like a crash is a backend exception, caught by refusal: no code
     # reads the reason.
-    [errored] = mlacheck.run(mlacheck.plan(repro=BF16_MTP, known_bugs=""), raising)
+    [errored] = mlacheck.run(mlacheck.plan(repro=BF16_MTP, known_bugs=""), raising, isolation="none")
     assert (errored.state, errored.error_kind, errored.caught_by) == ("ERRORED", "backend_exception", "refusal")
 
     def refusing(inputs):
         raise AssertionError("never called: the case is refused")
 
     refusing.supports = lambda problem: "not enough memory on this machine: words of a memory skip"
-    [skipped] = mlacheck.run(mlacheck.plan(repro=BF16_MTP, known_bugs=""), refusing)
+    [skipped] = mlacheck.run(mlacheck.plan(repro=BF16_MTP, known_bugs=""), refusing, isolation="none")
     assert (skipped.state, skipped.skip_reason, skipped.caught_by) == ("SKIPPED", "unsupported", "")
 
 

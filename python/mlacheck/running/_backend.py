@@ -62,6 +62,13 @@ def check(case: Case, backend, *, graph: bool = False, preparation_error: str | 
     return dataclasses.replace(verdict, backend_spec=b.spec, traceback=full_traceback(raised[-1]) if raised else "")
 
 
+def backend_raised(outcome: Outcome, raised: list[BaseException], what: str, error: BaseException) -> None:
+    """An exception of the backend's own code as the case's ERRORED row; kept in `raised` for the
+    traceback the row carries."""
+    raised.append(error)
+    outcome.set_errored(f"{what} raised {describe_exception(error)}")
+
+
 def _check(case: Case, b, graph: bool, preparation_error: str | None, raised: list[BaseException]) -> Verdict:
     if case.kind == "mla_decode" and not case.unsupported_reason and is_sequence(case):
         return check_sequence(case, b, graph=graph)
@@ -86,8 +93,7 @@ def _check(case: Case, b, graph: bool, preparation_error: str | None, raised: li
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as error:  # noqa: BLE001 - any failure of the backend is its verdict
-        raised.append(error)
-        outcome.set_errored(f"supports() raised {describe_exception(error)}")
+        backend_raised(outcome, raised, "supports()", error)
         return finish()
     if reason is not None:
         outcome.set_skipped(reason)
@@ -125,8 +131,7 @@ def _check(case: Case, b, graph: bool, preparation_error: str | None, raised: li
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as error:  # noqa: BLE001 - any type the backend raises is its verdict
-        raised.append(error)
-        outcome.set_errored(f"backend raised {describe_exception(error)}")
+        backend_raised(outcome, raised, "backend", error)
         return finish()
 
     try:
