@@ -4,8 +4,8 @@
 #                  mla_decode row PASSED on backend cpu-example but those SKIPPED for lack of host
 #                  memory (a pool past 4 GiB staged in host memory), the kv_gather rows SKIPPED;
 #   wrong_run:     the wrong example makes `mlacheck run` exit 1 with FAILED rows naming tensor O
-#                  (the default plan with a sweep of 8 property cases, not 64: the claim is about how
-#                  a wrong backend fails, which every row shows; cpu_run keeps the full plan);
+#                  (the plan of examples/host_tests.plan: the claim is about how a wrong backend
+#                  fails, which every row shows; cpu_run keeps the full plan);
 #   cpu_scenarios: `mlacheck scenarios` runs the clean rows and says the faults are not applicable;
 #   cpu_bench:     `mlacheck bench` times the CPU example's run() with a steady clock;
 #   cpu_bench_harness: its harness section on a tiny plan prints each target's line, well formed
@@ -39,7 +39,7 @@ cpu_run)
   [ "$gather" -gt 0 ] && [ "$skipped" -eq "$gather" ] || fail "$skipped of $gather kv_gather rows SKIPPED"
   ;;
 wrong_run)
-  "$mlacheck" run --backend "$plugin" --property-cases 8 --out "$work" > "$work/run.log" 2>&1
+  "$mlacheck" run --backend "$plugin" --plan "$source/examples/host_tests.plan" --out "$work" > "$work/run.log" 2>&1
   rc=$?
   [ $rc -eq 1 ] || fail "exit status $rc, expected 1"
   failed=$(count "^[^,]+,mla_decode,.*,wrong-example,${between}plugin,,FAILED,\"?O: ")

@@ -165,6 +165,8 @@ std::vector<DocCommand> doc_commands(const std::string& file, const std::string&
     const std::string line = fill_placeholders(without_comment(code.text));
     for (auto it = std::sregex_iterator(line.begin(), line.end(), program); it != std::sregex_iterator(); ++it) {
       const std::size_t name = static_cast<std::size_t>(it->position(0) + it->length(1));
+      // `python -m mlacheck ...` is the Python package's runner, whose options are its own.
+      if (name >= 3 && line.compare(name - 3, 3, "-m ") == 0) continue;
       const std::size_t args = name + std::string("mlacheck ").size();
       const std::string command = command_text(line, args, enclosing_quote(line, name));
       out.push_back({file + ":" + std::to_string(code.number), "mlacheck " + command, shell_words(command)});

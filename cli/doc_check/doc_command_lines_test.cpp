@@ -62,6 +62,9 @@ TEST(DocCommands, PlaceholdersAndQuotedArguments) {
 TEST(DocCommands, OtherProgramsNamedLikeItAreNotCommands) {
   const std::string md = "```\n./build/properties/gpu/mlacheck_gpu_properties\nrm -rf mlacheck-report\n```\n";
   EXPECT_TRUE(doc_commands("q.md", md).empty());
+  // The Python package's runner (`python -m mlacheck`) has options of its own.
+  const std::string python = "```\npython -m mlacheck run --backend m:a --plan default\npython3 -m mlacheck plan\n```\n";
+  EXPECT_TRUE(doc_commands("p.md", python).empty());
 }
 
 TEST(DocSynopses, TableRowsNameASubcommandAndItsOptions) {

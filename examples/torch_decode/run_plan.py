@@ -25,6 +25,7 @@ def main(argv=None) -> int:
     parser.add_argument("--size", type=int, default=None, help="property sweep cases (default 64)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--case", default=None, help="one repro string instead of a plan")
+    parser.add_argument("--plan-file", default=None, help="a plan file (plan/plan_file.hpp) instead of --plan")
     parser.add_argument("--device", default=None, help="torch device (default $MLACHECK_TORCH_DEVICE, cuda, cpu)")
     parser.add_argument(
         "--backend",
@@ -37,6 +38,7 @@ def main(argv=None) -> int:
         "--graph", action="store_true", help="decode sequences in graph mode (CUDA; use --backend stateful)"
     )
     parser.add_argument("--report", default=None, help="folder for report.csv, junit.xml, report.html")
+    parser.add_argument("--force", action="store_true", help="replace the report the --report folder holds")
     args = parser.parse_args(argv)
 
     device = args.device or torch_mla_decode.default_device()
@@ -48,7 +50,12 @@ def main(argv=None) -> int:
         backend = functools.partial(torch_mla_decode.decode, device=device)  # a worker imports it by name
         backend.name = torch_mla_decode.decode.name
         backend.version = torch_mla_decode.decode.version
-    plan = mlacheck.plan(repro=args.case) if args.case else mlacheck.plan(args.plan, seed=args.seed, size=args.size)
+    if args.case:
+        plan = mlacheck.plan(repro=args.case)
+    elif args.plan_file:
+        plan = mlacheck.plan(plan_file=args.plan_file)
+    else:
+        plan = mlacheck.plan(args.plan, seed=args.seed, size=args.size)
 
     states = collections.Counter()
     start = time.perf_counter()
@@ -59,7 +66,7 @@ def main(argv=None) -> int:
             print(verdict.describe(), flush=True)
 
     print(f"{plan}: {torch_mla_decode.decode.name} on {device}", flush=True)
-    mlacheck.run(plan, backend, report_dir=args.report, on_verdict=show, graph=args.graph)
+    mlacheck.run(plan, backend, report_dir=args.report, force=args.force, on_verdict=show, graph=args.graph)
     seconds = time.perf_counter() - start
     summary = ", ".join(f"{count} {state}" for state, count in sorted(states.items()))
     print(f"{sum(states.values())} cases in {seconds:.1f} s: {summary}")

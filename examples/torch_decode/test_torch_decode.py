@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import sys
 
 import pytest
 
@@ -124,11 +125,7 @@ def test_the_wrong_decode_fails_every_r5_sequence_on_every_device(device):
     """wrong_decode binds an expanded (zero-stride) table to its torch view's block_table. On CUDA the
     harness once copied the next step's table into that view and the whole run ended (issue 34): the
     sequences must be rows FAILED on O, none ERRORED."""
-
-    def decode(inputs):
-        return wrong_decode.decode(inputs, device)
-
-    verdicts = mlacheck.run(r5_cases(), decode)
+    verdicts = mlacheck.run(r5_cases(), functools.partial(wrong_decode.decode, device=device))
     assert len(verdicts) == 2 and all(v.state == "FAILED" for v in verdicts), [v.describe() for v in verdicts]
     assert all(re.sub(r"^step \d+ of \d+: ", "", v.reason).startswith("O: ") for v in verdicts), failures(verdicts)
 
@@ -141,7 +138,10 @@ def test_the_wrong_decode_fails_naming_o_through_the_pytest_plugin(pytester, mon
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert result.parseoutcomes()["failed"] >= 1
-    result.stdout.fnmatch_lines(["*FAILED scenario.*: O: * of *", '*repro: mlacheck run --case "*'])
+    # The first repro line replays the case with the wheel's own runner, from this interpreter.
+    result.stdout.fnmatch_lines(
+        ["*FAILED scenario.*: O: * of *", f"*repro: {sys.executable} -m mlacheck run --backend wrong_decode:decode --case *"]
+    )
 
 
 def test_the_wrong_decode_shrinks_a_failing_property_case_to_one_request():

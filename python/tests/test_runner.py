@@ -14,9 +14,13 @@ from conftest import BF16_MTP, FP8_CACHE
 from conftest import run_in_process
 
 
-def small_plan():
-    """Self-checks, a kv_gather case and mla_decode cases: every kind a run meets."""
-    return mlacheck.plan("default", size=0)
+def small_plan(folder):
+    """Self-checks, kv_gather cases and mla_decode cases (scenarios, the curated sweeps, the
+    covering array at strength 1: a pool past 4 GiB and a sequence among them): every kind a run
+    meets, without the strength-3 array's nine pools past 4 GiB (minutes on this NumPy backend)."""
+    plan_file = folder / "small.plan"
+    plan_file.write_text("oracle-self-checks\nscenarios\ndefault-sweeps\ncovering-array strength=1\n")
+    return mlacheck.plan(plan_file=str(plan_file))
 
 
 def test_callable_backend_passes_every_mla_case_of_a_repro_plan():
@@ -57,8 +61,8 @@ def test_object_backend_writes_staged_outputs_and_its_refusal_is_skipped():
     assert len(states) == 6
 
 
-def test_oracle_self_checks_run_without_the_backend():
-    self_checks = [c for c in small_plan() if c.kind == "oracle_self_check"]
+def test_oracle_self_checks_run_without_the_backend(tmp_path):
+    self_checks = [c for c in small_plan(tmp_path) if c.kind == "oracle_self_check"]
     v = mlacheck.check(self_checks[0], numpy_backend.decode)
     assert v.state == "PASSED" and v.backend == "oracle-plain" and v.path == "oracle"
 
@@ -108,7 +112,7 @@ def test_wrong_returns_are_errored_naming_what_came_back_and_what_is_needed(retu
 
 def test_report_folder_holds_the_verdict_rows(tmp_path):
     out = tmp_path / "reports" / "run1"  # created as needed
-    verdicts = run_in_process(small_plan(), numpy_backend.decode, report_dir=out, title="numpy run")
+    verdicts = run_in_process(small_plan(tmp_path), numpy_backend.decode, report_dir=out, title="numpy run")
     for name in ("report.csv", "junit.xml", "report.html"):
         assert (out / name).is_file()
     with open(out / "report.csv", newline="") as f:

@@ -65,11 +65,14 @@ print(d.version, *sorted(f"{e.group}={e.value}" for e in d.entry_points))')
 [ "$points" = "$version console_scripts=mlacheck.cli._main:main pytest11=mlacheck.pytest_plugin" ] ||
   fail "the installed dist-info says: $points"
 
-# The main job on the plugin, from a folder that is neither the tree nor the prefix: every scenario row
-# and curated case, a sweep of 8 property cases, not 64 (what is tested here is the installed tool and
-# its tables; examples.cpu_run passes the full sweep on the same plugin).
+# The main job's sources on the plugin, from a folder that is neither the tree nor the prefix: every
+# scenario row and curated case, the covering array at strength 1 and 8 property cases (what is
+# tested here is the installed tool and its tables, the factor tables included; examples.cpu_run
+# passes the full default plan on the same plugin).
+printf '%s\n' oracle-self-checks scenarios default-sweeps "covering-array strength=1" "properties size=8" \
+  > "$work/elsewhere/installed.plan"
 start=$SECONDS
-"$prefix/bin/mlacheck" run --backend "$plugin" --property-cases 8 --out "$work/elsewhere/report" > "$work/run.log" 2>&1 ||
+"$prefix/bin/mlacheck" run --backend "$plugin" --plan "$work/elsewhere/installed.plan" --out "$work/elsewhere/report" > "$work/run.log" 2>&1 ||
   { tail -30 "$work/run.log"; fail "<prefix>/bin/mlacheck run --backend failed"; }
 echo "installed mlacheck run --backend: $(grep -c . "$work/elsewhere/report/report.csv") report lines in $((SECONDS - start)) s"
 listed=$("$prefix/bin/mlacheck" scenarios --list)
@@ -80,6 +83,7 @@ case "$listed" in *" scenarios from $prefix/share/mlacheck/upstream.csv; known b
 scenario_rows=$(grep '^scenario\.' "$work/elsewhere/report/report.csv" | grep -vc '^scenario\.[^,]*-fn,' || true)
 [ "$scenario_rows" -eq "${listed%% *}" ] || fail "the installed run has $scenario_rows scenario rows, not the table's ${listed%% *}"
 grep -q '^scenario\.[^,]*-fn,' "$work/elsewhere/report/report.csv" || fail "the installed run has no e4m3fn twin of a fnuz scenario row"
+grep -q '^cover-0,' "$work/elsewhere/report/report.csv" || fail "the installed run has no covering-array row (its factor tables?)"
 for report in report.csv junit.xml report.html; do [ -s "$work/elsewhere/report/$report" ] || fail "no $report"; done
 
 # A damaged install: the tool stops naming the missing table, before any case runs.
