@@ -191,8 +191,13 @@ def test_the_32bit_offset_wrong_decode_is_right_below_4gib():
 
 
 def sequence_cases():
-    """The R5 scenario rows and the default plan's sequence sweep: every decode sequence it holds."""
-    cases = [c for c in mlacheck.plan("default", size=0) if c.kind == "mla_decode" and "steps=" in c.repro]
+    """The R5 scenario rows and the default plan's sequence sweep: every curated decode sequence it
+    holds. The covering array's sequences are left to the plan's runs: three of them stage a cache
+    pool past 4 GiB every step, minutes per backend shape on the CPU."""
+    cases = [
+        c for c in mlacheck.plan("default", size=0)
+        if c.kind == "mla_decode" and "steps=" in c.repro and not c.id.startswith("cover-")
+    ]
     assert sum(c.id.startswith("scenario.r5_") for c in cases) == 2 and len(cases) > 2
     return cases
 
