@@ -1,6 +1,9 @@
 #include "device/staging/host_guarded_buffer.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -30,6 +33,15 @@ HostGuardedBuffer::HostGuardedBuffer(std::string name, std::size_t bytes)
       bytes_(bytes),
       allocation_(static_cast<std::byte*>(::operator new[](bytes + 2 * kGuardBytes, kAlignment))) {
   static_assert(kGuardBytes == mlacheck::kGuardBytes, "host and device guards share one layout");
+  // A pool past 4 GiB is a million 4 KiB pages, each faulted in when the poison first touches it
+  // (40% of a host plugin's case time, measured); huge pages fault 512 times less often. Advice
+  // only: where the kernel has none to give, the pages stay small.
+  constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
+  if (bytes_ >= 64 * kHugePage) {
+    const auto first = (reinterpret_cast<std::uintptr_t>(allocation_.get()) + kHugePage - 1) & ~(kHugePage - 1);
+    const auto last = (reinterpret_cast<std::uintptr_t>(allocation_.get()) + bytes_) & ~(kHugePage - 1);
+    if (last > first) ::madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);
+  }
   std::memcpy(allocation_.get(), guard_pattern().data(), kGuardBytes);
   std::memcpy(allocation_.get() + kGuardBytes + bytes_, guard_pattern().data(), kGuardBytes);
 }
@@ -55,8 +67,9 @@ void HostGuardedBuffer::fill(T pattern) {
     throw std::invalid_argument("poison of '" + name_ + "': " + std::to_string(bytes_) +
                                 " bytes is not a whole number of " + std::to_string(sizeof(T)) + "-byte patterns");
   }
-  auto* out = static_cast<std::byte*>(data());
-  for (std::size_t i = 0; i < bytes_; i += sizeof(T)) std::memcpy(out + i, &pattern, sizeof(T));
+  // data() is aligned to kGuardBytes, so the buffer is whole T slots: filled as Ts, which the
+  // compiler turns into wide stores (a byte-wise copy per slot was half a host case's time).
+  std::fill_n(static_cast<T*>(data()), bytes_ / sizeof(T), pattern);
 }
 
 void HostGuardedBuffer::poison(std::uint8_t pattern) { fill(pattern); }
