@@ -1,5 +1,6 @@
 #include "cli/bench_sitting.hpp"
 
+#include <cerrno>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -8,6 +9,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -17,6 +20,7 @@
 #include "plan/plan_file.hpp"
 #include "plan/run_plan.hpp"
 #include "reports/csv_reader.hpp"
+#include "run/child_process.hpp"
 
 namespace mlacheck::cli {
 
@@ -49,7 +53,9 @@ struct ScratchFolder {
 
 std::string plan_text(const SittingOptions& options) {
   std::ostringstream text;
-  text << "# The property sitting of `mlacheck bench` (cli/bench_sitting.hpp)\n"
+  // The budget at full precision: the child must draw within exactly this one.
+  text << std::setprecision(std::numeric_limits<double>::max_digits10)
+       << "# The property sitting of `mlacheck bench` (cli/bench_sitting.hpp)\n"
        << "properties seed=" << options.seed << " size=" << options.cases << " budget=" << options.work_budget << "\n";
   return text.str();
 }
@@ -70,7 +76,7 @@ int spawn_and_wait(std::vector<std::string> argv, const fs::path& log) {
     ::_exit(127);
   }
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   return status;
 }
@@ -115,10 +121,10 @@ SittingResult run_property_sitting(const SittingOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   const int status = spawn_and_wait(argv, log);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  result.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  if (result.exit_status != 0 && result.exit_status != 1) {
-    throw std::runtime_error("bench: the property sitting `" + command + "` ended with status " +
-                             std::to_string(result.exit_status) + ":\n" + tail_of(log, 2000));
+  // 0: every case passed; 1: some failed or errored (counted below); anything else: no sitting.
+  if (!WIFEXITED(status) || WEXITSTATUS(status) > 1) {
+    throw std::runtime_error("bench: the property sitting `" + command + "` ended with " + describe_exit(status) +
+                             ":\n" + tail_of(log, 2000));
   }
   const CsvReport report = read_csv_report((out / "report.csv").string());
   result.rows = report.rows.size();

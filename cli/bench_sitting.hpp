@@ -26,7 +26,6 @@ struct SittingResult {
   std::size_t budget_left_out = 0;  // cases still over it after kBudgetRedraws draws: left out
   std::size_t rows = 0, passed = 0, failed = 0, errored = 0, skipped = 0, other = 0;
   double seconds = 0.0;             // wall time of the whole `mlacheck run`
-  int exit_status = 0;
   double per_second() const { return seconds > 0.0 ? static_cast<double>(rows) / seconds : 0.0; }
 };
 
