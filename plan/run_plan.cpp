@@ -44,6 +44,12 @@ std::vector<RunCase> property_sweep(const RunPlanOptions& options, std::vector<s
   rc::Random random(options.seed);
   MlaGenLimits limits = property_sweep_limits();
   if (!options.decode_sequences) limits.sequence_percent = 0;
+  // The budget shapes the draws (constrained generation: cache lengths sized to it, as the
+  // generator sizes them to its oracle cap), so a small budget thins the heavy draws instead of
+  // leaving cases out; the redraw below then only catches what the generator cannot bound (the
+  // long-KV request, head padding). Oracle FLOPs count both products, case_work the first alone
+  // at padded heads: a case of f FLOPs has at most f / 2 units of case_work before padding.
+  if (budget > 0.0) limits.max_oracle_flops = std::min(limits.max_oracle_flops, 2.0 * budget);
   limits.space = options.space;
   for (int i = 0; i < count; ++i) {
     const int size = count > 1 ? i * 100 / (count - 1) : 50;
