@@ -63,8 +63,11 @@ def test_the_default_plan_passes(tmp_path):
     # MISTRUSTED oracle row): 90% is a floor well below what a correct kernel gets.
     assert len(supported) >= 100, len(supported)
     assert len(passed) >= 0.9 * len(supported), (len(passed), len(supported))
-    assert all(v.canaries == "ok" for v in passed)
-    assert all(v.device == torch.cuda.get_device_name() for v in passed)
+    # The backend's rows were checked against their staged guards (the oracle self-checks, which
+    # run no backend, guard nothing).
+    offered = {c.id for c in supported}
+    assert all(v.canaries == "ok" for v in passed if v.id in offered)
+    assert all(v.device == torch.cuda.get_device_name() for v in passed if v.id in offered)
     # The decode sequences (several steps over one cache) are among them.
     assert any("steps=" in v.repro for v in passed)
     assert (tmp_path / "report" / "report.csv").is_file()
