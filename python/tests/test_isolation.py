@@ -168,3 +168,20 @@ def test_every_way_of_breaking_in_one_run(small_table, monkeypatch):
     verdicts = mlacheck.run(plan, "breaking_backends:breaks_many", progress=False)
     assert [(v.state, v.reason.split(": ", 1)[-1][:22]) for v in verdicts] == [
         ("ERRORED", "signal 6 (Aborted); th"), ("PASSED", ""), ("ERRORED", "exit status 3")]
+
+
+def test_two_workers_a_gpu_unless_told_and_one_without_a_gpu(small_table, monkeypatch):
+    from mlacheck.running._worker_pool import WorkerPool
+
+    monkeypatch.delenv("HIP_VISIBLE_DEVICES", raising=False)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0,1")
+    assert WorkerPool("numpy_backend:decode").processes == 4
+    assert WorkerPool("numpy_backend:decode", per_device=1).processes == 2
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
+    assert WorkerPool("numpy_backend:decode").processes == 1
+    # Two workers on one (named) GPU share its cases: every row arrives, in the plan's order.
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "0")
+    monkeypatch.delenv("MLACHECK_TEST_BREAK_CASE")
+    plan = mlacheck.plan("scenarios", scenarios=small_table)
+    verdicts = mlacheck.run(plan, "numpy_backend:decode", progress=False)
+    assert [(v.id, v.state) for v in verdicts] == [(case.id, "PASSED") for case in plan]

@@ -86,9 +86,10 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption(
         "--mlacheck-workers-per-device",
         type=int,
-        default=1,
+        default=None,
         metavar="N",
-        help="worker processes per visible GPU (default 1; one in all without a GPU)",
+        help="worker processes per visible GPU (default 2, and 1 under pytest-xdist, whose workers "
+        "already share the GPUs; one in all without a GPU)",
     )
     add_shrink_options(group)
 

@@ -47,7 +47,8 @@ class CaseScheduler:
         self._pool = WorkerPool(
             options.mlacheck_backend,
             devices=devices,
-            per_device=options.mlacheck_workers_per_device,
+            # Under xdist each of its workers has a pool on one GPU already: one process each.
+            per_device=options.mlacheck_workers_per_device or (1 if worker is not None else None),
             graph=options.mlacheck_graph,
             timeout_base_s=options.mlacheck_timeout_base,
         )

@@ -35,7 +35,7 @@ def run(
     isolation: str = "process",
     timeout_base_s: float = DEFAULT_TIMEOUT_BASE_S,
     devices: list[str] | None = None,
-    workers_per_device: int = 1,
+    workers_per_device: int | None = None,
 ) -> list[Verdict]:
     """Checks `backend` on every case of `plan` (a Plan or any iterable of cases) in order and
     returns the verdicts. With `report_dir`, writes report.csv as each case ends, then junit.xml
@@ -55,7 +55,8 @@ def run(
     spec or an object a worker can import (BackendNotPortable says so otherwise). "none": in this
     process, for debugging. `timeout_base_s`: the watchdog's base limit per case (grown with the
     case's work, as `mlacheck run --timeout`); `devices`: the GPUs to spread the workers over
-    (default: the visible ones), `workers_per_device` workers each.
+    (default: the visible ones), `workers_per_device` workers each (None: two a GPU, one in all
+    without a GPU).
     A backend that declares a `space` (mlacheck.Space) has a Plan's property sweep drawn within it
     when the plan was opened without one (Plan.within); report.html and the summary line on
     stderr say what the space excludes."""
