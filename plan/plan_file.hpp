@@ -6,8 +6,8 @@
 //   scenarios [path=FILE]                    the scenario table (default: scenarios/upstream.csv)
 //   default-sweeps                           the curated model sweep, decode sequences, gather cases
 //   covering-array [strength=N] [factors=FILE]   the production factors' covering array (default 3)
-//   properties [seed=N] [size=N] [budget=W]  N cases from the property generators; a case whose
-//                                            oracle work (case_work) exceeds W is drawn again
+//   properties [seed=N] [size=N] [budget=W]  N cases from the property generators, drawn within
+//                                            oracle work (case_work) W; one still over it is drawn again
 //   repro-file path=FILE                     one repro string per line (may repeat)
 // Relative paths are from the plan file's folder. A malformed line is a PlanFileError naming
 // file:line (exit status 2 on the CLI).

@@ -43,8 +43,9 @@ struct RunPlanOptions {
   std::vector<std::string> repro_files;
   // The property sweep's per-case work budget (case_work, harness/op_registry.hpp): the generator
   // draws within it where it can bound the oracle's work, and a drawn case still above it is drawn
-  // again (at most kBudgetRedraws times, then left out), so no case of a tier holds its sitting up. 0: none beyond property_sweep_limits(). A separate field from the
-  // generator limits, which other parameters of the sweep (its support space) shape.
+  // again (at most kBudgetRedraws times, then left out), so no case of a tier holds its sitting
+  // up. 0: none beyond property_sweep_limits(). A separate field from the generator limits, which
+  // other parameters of the sweep (its support space) shape.
   double property_case_work_budget = 0.0;
   // Parts of the full plan; the harness C API opens the scenarios or a property sweep alone.
   bool oracle_self_checks = true;

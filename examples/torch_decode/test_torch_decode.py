@@ -281,4 +281,4 @@ def test_graph_mode_through_the_pytest_plugin(pytester, monkeypatch):
         )
         # one item per sequence
         assert result.parseoutcomes().get(outcome) == 2, result.stdout.str()
-    result.stdout.fnmatch_lines(["*FAILED scenario.r5_*: step 1 of *", "*repro: * -m pytest * --mlacheck-graph*"])
+    result.stdout.fnmatch_lines(["*FAILED scenario.r5_*: step 1 of *", f"*repro: {sys.executable} -m pytest * --mlacheck-graph*"])

@@ -40,15 +40,17 @@ class CaseScheduler:
         config = state.config
         options = config.option
         devices = None
+        per_device = options.mlacheck_workers_per_device
         worker = worker_id(config)
         if worker is not None:
             _, visible = visible_devices()
             devices = [visible[int(worker.lstrip("gw") or 0) % len(visible)]]
+            if per_device is None:  # xdist's workers already share the GPUs: one process each
+                per_device = 1
         self._pool = WorkerPool(
             options.mlacheck_backend,
             devices=devices,
-            # Under xdist each of its workers has a pool on one GPU already: one process each.
-            per_device=options.mlacheck_workers_per_device or (1 if worker is not None else None),
+            per_device=per_device,
             graph=options.mlacheck_graph,
             timeout_base_s=options.mlacheck_timeout_base,
         )
